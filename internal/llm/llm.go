@@ -101,10 +101,12 @@ type Request struct {
 	// Temperature is omitted from the request when nil.
 	Temperature     *float64
 	ReasoningEffort string
-	// NativeToolSearch asks the adapter to add the provider's server-side
-	// tool search when some tools carry DeferLoading.
-	NativeToolSearch bool
 }
+
+// Native tool search: when any ToolDef carries DeferLoading, an adapter whose
+// provider supports server-side tool search adds that search tool (Anthropic:
+// tool_search_tool_bm25_20251119); OpenAI-compatible adapters send the flag
+// as a top-level "defer_loading" on the function tool.
 
 // FinishReason is the normalized reason a response ended.
 type FinishReason string
