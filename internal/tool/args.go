@@ -114,7 +114,7 @@ func ParseArgs(raw, primaryKey string) (Args, error) {
 		if m := re.FindStringSubmatch(raw); m != nil {
 			var s string
 			if json.Unmarshal([]byte(m[1]), &s) == nil {
-				key := m[0][1:strings.Index(m[0][1:], `"`)+1]
+				key := m[0][1 : strings.Index(m[0][1:], `"`)+1]
 				return Args{key: s}, nil
 			}
 		}
