@@ -40,6 +40,7 @@ func (u *UI) ApproveTools(ctx context.Context, items []engine.ApprovalItem) engi
 	if ctx.Err() != nil {
 		return engine.Decision{}
 	}
+	u.input().discardTypeahead()
 	text, err := u.readLine(ctx, approvalPrompt(items))
 	if err != nil {
 		return engine.Decision{}

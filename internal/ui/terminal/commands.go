@@ -218,7 +218,11 @@ func toolTable(rows []ToolRow) string {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, flag(r.Agent), flag(r.TaskAgent), flag(r.AutoApprove), dash(r.Source), dash(r.State))
 	}
 	_ = tw.Flush()
-	return strings.TrimRight(b.String(), "\n") + "\n" + fmt.Sprintf("%d tools", len(rows))
+	n := fmt.Sprintf("%d tools", len(rows))
+	if len(rows) == 1 {
+		n = "1 tool"
+	}
+	return b.String() + n
 }
 
 var _ io.Writer = lockedWriter{}

@@ -24,6 +24,8 @@ type lineInput interface {
 	readLine(ctx context.Context, prompt string) (string, error)
 	// editing: the line editor prints the prompt and echoes the input.
 	editing() bool
+	// discardTypeahead drops input typed before the prompt (terminal only).
+	discardTypeahead()
 	addHistory(line string)
 	close() error
 }
@@ -90,6 +92,8 @@ func (l *linerInput) readLine(_ context.Context, prompt string) (string, error) 
 }
 
 func (l *linerInput) editing() bool { return true }
+
+func (l *linerInput) discardTypeahead() { discardTypeahead() }
 
 func (l *linerInput) addHistory(line string) { l.st.AppendHistory(line) }
 
@@ -193,6 +197,9 @@ func (p *plainInput) readLine(ctx context.Context, _ string) (string, error) {
 }
 
 func (p *plainInput) editing() bool { return false }
+
+// discardTypeahead does nothing: piped input is all typeahead.
+func (p *plainInput) discardTypeahead() {}
 
 func (p *plainInput) addHistory(string) {}
 

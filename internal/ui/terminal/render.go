@@ -16,12 +16,21 @@ const (
 	styleBold tool.Style = "bold"
 )
 
-var ansi = map[tool.Style]string{
-	tool.StyleDim:    "\x1b[2m",
-	tool.StyleRed:    "\x1b[31m",
-	tool.StyleGreen:  "\x1b[32m",
-	tool.StyleYellow: "\x1b[33m",
-	styleBold:        "\x1b[1m",
+// ansiCode is the SGR sequence of a style; "" for plain or unknown styles.
+func ansiCode(st tool.Style) string {
+	switch st {
+	case tool.StyleDim:
+		return "\x1b[2m"
+	case tool.StyleRed:
+		return "\x1b[31m"
+	case tool.StyleGreen:
+		return "\x1b[32m"
+	case tool.StyleYellow:
+		return "\x1b[33m"
+	case styleBold:
+		return "\x1b[1m"
+	}
+	return ""
 }
 
 const ansiReset = "\x1b[0m"
@@ -30,8 +39,8 @@ const ansiReset = "\x1b[0m"
 // newline and a half-printed answer never leaves the terminal coloured.
 // Without Color (or for plain/unknown styles) it returns text unchanged.
 func (u *UI) paint(st tool.Style, text string) string {
-	code, ok := ansi[st]
-	if !u.opts.Color || !ok || text == "" {
+	code := ansiCode(st)
+	if !u.opts.Color || code == "" || text == "" {
 		return text
 	}
 	lines := strings.Split(text, "\n")
@@ -208,7 +217,7 @@ func thousands(n int) string {
 }
 
 // spinner frames and timing of behavior.md §6.
-var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+const spinFrames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 const (
 	spinInterval = 80 * time.Millisecond
@@ -251,7 +260,8 @@ func (u *UI) startSpinnerLocked() {
 
 func (u *UI) drawSpinnerLocked() {
 	s := u.spin
-	frame := spinFrames[s.frame%len(spinFrames)]
+	frames := []rune(spinFrames)
+	frame := string(frames[s.frame%len(frames)])
 	text := u.paint(tool.StyleDim, frame+spinText)
 	_, _ = fmt.Fprint(u.opts.Err, "\r"+text)
 }
@@ -265,6 +275,6 @@ func (u *UI) stopSpinnerLocked() {
 	close(u.spin.stop)
 	u.spin = nil
 	// Spaces rather than an erase-line sequence: no ANSI without Color.
-	w := utf8.RuneCountInString(spinFrames[0] + spinText)
+	w := 1 + utf8.RuneCountInString(spinText)
 	_, _ = fmt.Fprint(u.opts.Err, "\r"+strings.Repeat(" ", w)+"\r")
 }

@@ -27,9 +27,9 @@ func (u *UI) Run(ctx context.Context, sess Session) error {
 			u.println(tool.StyleRed, errorText(err.Error()))
 		}
 	}()
-	u.banner(sess.Model())
+	u.banner(u.model(sess))
 	for ctx.Err() == nil {
-		text, eof, err := u.readMessage(ctx, promptFor(sess.Model()))
+		text, eof, err := u.readMessage(ctx, promptFor(u.model(sess)))
 		if err != nil {
 			if errors.Is(err, io.EOF) || ctx.Err() != nil {
 				return nil
@@ -56,6 +56,14 @@ func (u *UI) Run(ctx context.Context, sess Session) error {
 		}
 	}
 	return nil
+}
+
+// model is the session's model, or Options.Model before one is set.
+func (u *UI) model(sess Session) string {
+	if m := sess.Model(); m != "" {
+		return m
+	}
+	return u.opts.Model
 }
 
 // banner is "Chat with {model}", the caller's extra lines and the hint.
