@@ -417,3 +417,6 @@ func TestCompletions(t *testing.T) {
 		t.Errorf("completions of text: %q", got)
 	}
 }
+
+// The engine's session is what cmd/turnstone passes to Run.
+var _ Session = (*engine.Session)(nil)
