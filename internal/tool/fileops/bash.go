@@ -173,10 +173,11 @@ func exitNote(e *exec.ExitError) string {
 	return fmt.Sprintf("[exit code: %d]", e.ExitCode())
 }
 
-// combine is stdout, a newline if stdout is non-empty, then stderr, trimmed
-// and decoded leniently (invalid UTF-8 becomes U+FFFD).
+// combine is stdout (its trailing newlines dropped), a newline if stdout is
+// non-empty, then stderr, trimmed and decoded leniently (invalid UTF-8
+// becomes U+FFFD).
 func combine(stdout, stderr string) string {
-	s := stdout
+	s := strings.TrimRight(stdout, "\n")
 	if s != "" {
 		s += "\n"
 	}

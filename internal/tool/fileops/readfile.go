@@ -40,9 +40,9 @@ type ReadFileOptions struct {
 
 // ReadFile returns a file's lines, numbered (behavior.md §2.3).
 type ReadFile struct {
-	spec  tool.Spec
-	read  *ReadSet
-	opts  ReadFileOptions
+	spec tool.Spec
+	read *ReadSet
+	opts ReadFileOptions
 }
 
 var _ tool.Tool = (*ReadFile)(nil)
@@ -169,7 +169,10 @@ func (r *ReadFile) run(path string, w window) (tool.Result, bool) {
 		out = "(empty file)"
 	}
 	summary := fmt.Sprintf("%d lines", len(lines))
-	if w.given {
+	switch {
+	case w.given && len(lines) == 0:
+		summary += fmt.Sprintf(" (offset %d is past the last line, %d)", w.offset, total)
+	case w.given:
 		summary += fmt.Sprintf(" (lines %d-%d of %d)", w.offset, w.offset+len(lines)-1, total)
 	}
 	return tool.Result{Output: out, Summary: summary}, true
@@ -271,9 +274,9 @@ func readLines(r io.Reader, w window) (lines []string, total int, badUTF8 bool, 
 	first := w.offset - 1
 	inWindow := func(i int) bool { return i >= first && (w.limit < 0 || i < first+w.limit) }
 	buf := make([]byte, 64<<10)
-	var cur []byte     // the current line, only when it is in the window
-	partial := false   // a line has started but not ended
-	afterCR := false   // the previous chunk ended in '\r'
+	var cur []byte   // the current line, only when it is in the window
+	partial := false // a line has started but not ended
+	afterCR := false // the previous chunk ended in '\r'
 	end := func() {
 		if inWindow(total) {
 			if !utf8.Valid(cur) {
