@@ -75,6 +75,10 @@ func (s *streamState) readEvents(ctx context.Context, body io.Reader) error {
 			return &llm.APIError{Provider: "openai", Message: fmt.Sprintf("reading the stream failed: %v", err)}
 		}
 		eof := err != nil
+		if eof && line != "" && !completeDataLine(line) {
+			// The connection ended inside a line: a cut stream, not bad JSON.
+			return &llm.APIError{Provider: "openai", Message: fmt.Sprintf("stream was cut off inside a line: %s", clip(line, 100))}
+		}
 		line = strings.TrimRight(line, "\r\n")
 		switch {
 		case line == "" && (len(data) > 0 || event != ""):
@@ -98,6 +102,14 @@ func (s *streamState) readEvents(ctx context.Context, body io.Reader) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// completeDataLine reports whether a last line without its newline is still
+// a whole data line ([DONE] or a full JSON value).
+func completeDataLine(line string) bool {
+	payload, ok := strings.CutPrefix(strings.TrimSpace(line), "data:")
+	payload = strings.TrimSpace(payload)
+	return ok && (payload == "[DONE]" || json.Valid([]byte(payload)))
 }
 
 // dispatch handles one SSE event.

@@ -186,6 +186,12 @@ func TestStreamAssembly(t *testing.T) {
 			finish:  llm.FinishStop,
 		},
 		{
+			name:    "last lines without newline",
+			body:    "data: " + delta(`{"content":"x"}`, "stop") + "\n\ndata: [DONE]",
+			content: "x",
+			finish:  llm.FinishStop,
+		},
+		{
 			name:    "finish without [DONE] is complete",
 			body:    "data: " + delta(`{"content":"x"}`, "stop") + "\n\n",
 			content: "x",
@@ -262,6 +268,7 @@ func TestStreamFailures(t *testing.T) {
 		{"broken after content", "data: " + content("half") + "\n\n", "stream ended before the response was complete", 0},
 		{"non-JSON chunk", sse(content("a"), `{"choices":[{"delta":`, delta(`{}`, "stop")), "not valid JSON", -1},
 		{"non-JSON chunk before content", sse(`not json`), "not valid JSON", -1},
+		{"cut inside a line", "data: " + content("a") + "\n\ndata: {\"choices\":[{\"del", "cut off inside a line", 0},
 		{"error object in stream", sse(content("a"), `{"error":{"message":"model crashed","type":"server_error"}}`), "model crashed", -1},
 		{"error object with code", sse(`{"error":{"message":"too long","code":400}}`), "too long", 400},
 		{"vllm object error", sse(`{"object":"error","message":"bad input","code":400}`), "bad input", 400},
