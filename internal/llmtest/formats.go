@@ -7,5 +7,6 @@ package llmtest
 func wireFormats() map[string]Encoder {
 	return map[string]Encoder{
 		"/chat/completions": encodeOpenAI,
+		"/messages":         encodeAnthropic,
 	}
 }
