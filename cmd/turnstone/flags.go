@@ -1,0 +1,188 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"turnstone/internal/config"
+)
+
+// flags are the global flags; they work before or after a subcommand.
+type flags struct {
+	configPath      string
+	baseURL         string
+	apiKey          string
+	provider        string
+	model           string
+	temperature     float64
+	maxTokens       int
+	effort          string
+	contextWindow   int
+	instructions    string
+	toolTimeout     float64
+	toolTruncation  int
+	skipPermissions bool
+	toolSearch      string
+	searchThreshold int
+	searchMax       int
+	mcpConfig       string
+	mcpRefresh      float64
+	prompt          string
+	outputFormat    string
+}
+
+func (f *flags) register(root *cobra.Command) {
+	p := root.PersistentFlags()
+	p.StringVar(&f.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/turnstone/config.toml)")
+	p.StringVar(&f.baseURL, "base-url", "", "model endpoint base URL (env OPENAI_BASE_URL; default http://localhost:8000/v1)")
+	p.StringVar(&f.apiKey, "api-key", "", "API key (env OPENAI_API_KEY or ANTHROPIC_API_KEY by provider)")
+	p.StringVar(&f.provider, "provider", "", "wire protocol: openai or anthropic (default: detected from --base-url)")
+	p.StringVar(&f.model, "model", "", "model name (default: the first model the endpoint lists)")
+	p.Float64Var(&f.temperature, "temperature", 0.5, "sampling temperature")
+	p.IntVar(&f.maxTokens, "max-tokens", 32768, "maximum tokens per response")
+	p.StringVar(&f.effort, "reasoning-effort", "medium", "reasoning effort: none, minimal, low, medium, high")
+	p.IntVar(&f.contextWindow, "context-window", 131072, "model context window in tokens")
+	p.StringVar(&f.instructions, "instructions", "", "extra instructions appended to the system prompt")
+	p.Float64Var(&f.toolTimeout, "tool-timeout", 120, "timeout in seconds for bash, search and math")
+	p.IntVar(&f.toolTruncation, "tool-truncation", 0, "bound on each tool result in chars (0 = auto: half the context window in chars)")
+	p.BoolVar(&f.skipPermissions, "skip-permissions", false, "run every tool call without asking")
+	p.StringVar(&f.toolSearch, "tool-search", "auto", "dynamic tool search: auto, on or off")
+	p.IntVar(&f.searchThreshold, "tool-search-threshold", 20, "tool count at which auto tool search activates")
+	p.IntVar(&f.searchMax, "tool-search-max-results", 5, "maximum tools returned per tool_search call")
+	p.StringVar(&f.mcpConfig, "mcp-config", "", "MCP servers file in the standard mcpServers JSON format")
+	p.Float64Var(&f.mcpRefresh, "mcp-refresh-interval", 14400, "seconds between MCP tool-list polls for servers without push (0 disables)")
+	root.Flags().StringVarP(&f.prompt, "prompt", "p", "", "run one prompt headless and exit (- reads it from stdin)")
+	root.Flags().StringVar(&f.outputFormat, "output-format", "text", "headless output: text, json or stream-json")
+}
+
+// settings are the resolved values: flag > env > file > default.
+type settings struct {
+	file            *config.File
+	configPath      string
+	baseURL         string
+	apiKey          string
+	provider        string
+	model           string
+	temperature     *float64
+	maxTokens       int
+	effort          string
+	contextWindow   int
+	instructions    string
+	toolTimeout     time.Duration
+	toolTruncation  int
+	skipPermissions bool
+	toolSearch      string
+	searchThreshold int
+	searchMax       int
+	mcpConfig       string
+	mcpRefresh      time.Duration
+	warnings        []string
+}
+
+const defaultBaseURL = "http://localhost:8000/v1"
+
+func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
+	changed := func(name string) bool {
+		fl := cmd.Flags().Lookup(name)
+		if fl == nil {
+			fl = cmd.InheritedFlags().Lookup(name)
+		}
+		return fl != nil && fl.Changed
+	}
+	path, required := f.configPath, true
+	if path == "" {
+		path, required = config.DefaultPath(os.Getenv), false
+	}
+	file, warns, err := config.Load(path, required)
+	if err != nil {
+		return nil, err
+	}
+	file.ApplyEnv(os.Getenv)
+	s := &settings{file: file, configPath: path, warnings: warns}
+
+	pick := func(flagName, flagVal, fileVal, def string) string {
+		switch {
+		case changed(flagName):
+			return flagVal
+		case fileVal != "":
+			return fileVal
+		}
+		return def
+	}
+	s.baseURL = pick("base-url", f.baseURL, file.API.BaseURL, "")
+	s.provider = pick("provider", f.provider, file.API.Provider, "")
+	if s.provider == "" {
+		s.provider = detectProvider(s.baseURL)
+	}
+	if s.provider != "openai" && s.provider != "anthropic" {
+		return nil, fmt.Errorf("unknown provider %q: use --provider openai or --provider anthropic", s.provider)
+	}
+	if s.baseURL == "" {
+		s.baseURL = defaultBaseURL
+		if s.provider == "anthropic" {
+			s.baseURL = "https://api.anthropic.com"
+		}
+	}
+	s.apiKey = pick("api-key", f.apiKey, os.Getenv(config.APIKeyEnv(s.provider)), file.API.APIKey)
+	s.model = pick("model", f.model, file.Model.Name, "")
+	switch {
+	case changed("temperature"):
+		s.temperature = &f.temperature
+	case file.Model.Temperature != nil:
+		s.temperature = file.Model.Temperature
+	default:
+		t := 0.5
+		s.temperature = &t
+	}
+	s.maxTokens = pickInt(changed("max-tokens"), f.maxTokens, file.Model.MaxTokens, 32768)
+	s.effort = pick("reasoning-effort", f.effort, file.Model.ReasoningEffort, "medium")
+	s.contextWindow = pickInt(changed("context-window"), f.contextWindow, file.Model.ContextWindow, 131072)
+	s.instructions = pick("instructions", f.instructions, file.Session.Instructions, "")
+	timeout := pickFloat(changed("tool-timeout"), f.toolTimeout, file.Tools.Timeout, 120)
+	if timeout <= 0 {
+		return nil, fmt.Errorf("--tool-timeout must be positive seconds (got %v)", timeout)
+	}
+	s.toolTimeout = time.Duration(timeout * float64(time.Second))
+	s.toolTruncation = pickInt(changed("tool-truncation"), f.toolTruncation, file.Tools.Truncation, 0)
+	s.skipPermissions = f.skipPermissions || (!changed("skip-permissions") && file.Tools.SkipPermissions)
+	s.toolSearch = pick("tool-search", f.toolSearch, file.Tools.Search, "auto")
+	s.searchThreshold = pickInt(changed("tool-search-threshold"), f.searchThreshold, file.Tools.SearchThreshold, 20)
+	s.searchMax = pickInt(changed("tool-search-max-results"), f.searchMax, file.Tools.SearchMaxResults, 5)
+	s.mcpConfig = pick("mcp-config", f.mcpConfig, file.MCP.ConfigPath, "")
+	refresh := 14400.0
+	if file.MCP.RefreshInterval != nil {
+		refresh = *file.MCP.RefreshInterval
+	}
+	refresh = pickFloat(changed("mcp-refresh-interval"), f.mcpRefresh, 0, refresh)
+	if refresh < 0 {
+		return nil, fmt.Errorf("--mcp-refresh-interval must be 0 or more seconds (got %v)", refresh)
+	}
+	s.mcpRefresh = time.Duration(refresh * float64(time.Second))
+	if s.maxTokens <= 0 || s.contextWindow <= 0 {
+		return nil, fmt.Errorf("--max-tokens and --context-window must be positive (got %d and %d)", s.maxTokens, s.contextWindow)
+	}
+	return s, nil
+}
+
+func pickInt(flagSet bool, flagVal, fileVal, def int) int {
+	switch {
+	case flagSet:
+		return flagVal
+	case fileVal != 0:
+		return fileVal
+	}
+	return def
+}
+
+func pickFloat(flagSet bool, flagVal, fileVal, def float64) float64 {
+	switch {
+	case flagSet:
+		return flagVal
+	case fileVal != 0:
+		return fileVal
+	}
+	return def
+}
