@@ -58,7 +58,9 @@ func calls(cs ...llm.ToolCall) llm.Response {
 	return llm.Response{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: cs}, FinishReason: llm.FinishToolCalls}
 }
 
-func call(id, name, args string) llm.ToolCall { return llm.ToolCall{ID: id, Name: name, Arguments: args} }
+func call(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Arguments: args}
+}
 
 // echoTool returns its "text" argument; it needs approval when approve is set.
 type echoTool struct {
