@@ -119,8 +119,16 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, onDelta func(llm
 	return resp, err
 }
 
-// Complete performs a non-streaming Messages call.
+// nonStreamingMaxTokens is the largest max_tokens the API serves without
+// streaming; longer calls must stream (the API rejects them otherwise).
+const nonStreamingMaxTokens = 21333
+
+// Complete performs a non-streaming Messages call. Calls allowed more than
+// nonStreamingMaxTokens are streamed and collected instead, without deltas.
 func (p *Provider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if maxTokens(req.MaxTokens, p.caps(req.Model)) > nonStreamingMaxTokens {
+		return p.Stream(ctx, req, nil)
+	}
 	body, err := p.body(req, false)
 	if err != nil {
 		return llm.Response{}, err

@@ -364,3 +364,16 @@ func TestCompleteThroughFakeServer(t *testing.T) {
 		t.Errorf("request %s %v stream=%v", rec.Path, rec.Header, rec.Stream())
 	}
 }
+
+func TestCompleteStreamsLongCalls(t *testing.T) {
+	s, p := fake(t)
+	s.Enqueue(llmtest.Reply{Reasoning: "r", Content: "long answer"})
+	resp, err := p.Complete(context.Background(), llm.Request{Model: "claude-sonnet-4-6", MaxTokens: 32768,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "extract"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "long answer" || !s.ChatRequests()[0].Stream() {
+		t.Errorf("content %q, streamed %v", resp.Message.Content, s.ChatRequests()[0].Stream())
+	}
+}
