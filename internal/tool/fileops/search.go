@@ -122,7 +122,10 @@ type matcher struct {
 // allows: see translateERE.
 func compilePattern(query string) (*matcher, error) {
 	expr := translateERE(query)
-	re, err := regexp.Compile("(?m)" + expr)
+	_, err := regexp.Compile(expr) // for an error message without the (?m)
+	if err == nil {
+		_, err = regexp.Compile("(?m)" + expr)
+	}
 	if err != nil {
 		var se *syntax.Error
 		if errors.As(err, &se) {
@@ -130,7 +133,7 @@ func compilePattern(query string) (*matcher, error) {
 		}
 		return nil, err
 	}
-	m := &matcher{re: re}
+	m := &matcher{re: regexp.MustCompile("(?m)" + expr)}
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		parsed = parsed.Simplify()
 		if parsed.Op == syntax.OpLiteral && parsed.Flags&syntax.FoldCase == 0 {
@@ -273,6 +276,9 @@ func (m *matcher) scan(data []byte, found func(start, end int) bool) {
 				return
 			}
 			at = pos + loc[0]
+		}
+		if at == len(data) && data[at-1] == '\n' {
+			return // an empty match after the last line end is not a line
 		}
 		start := bytes.LastIndexByte(data[pos:at], '\n') + 1 + pos
 		end := bytes.IndexByte(data[at:], '\n')
