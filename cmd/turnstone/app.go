@@ -6,31 +6,36 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"turnstone/internal/config"
 	"turnstone/internal/llm"
+	"turnstone/internal/llm/anthropic"
 	"turnstone/internal/llm/openai"
 	"turnstone/internal/tool"
 	"turnstone/internal/tool/fileops"
 	"turnstone/internal/ui/terminal"
 )
 
-// app holds what one process shares between sessions: the provider, the
-// built-in tools and (later) the MCP manager.
+// app holds what one process shares: the provider, the built-in tools and
+// (later) the MCP manager. Sessions are created from it.
 type app struct {
-	set      *settings
-	provider llm.Provider
-	schemas  *tool.Schemas
-	registry *tool.Registry
+	set       *settings
+	provider  llm.Provider
+	schemas   *tool.Schemas
+	registry  *tool.Registry
+	overrides map[string]llm.CapabilityOverride
+	// model is the current model name; /model changes it through the
+	// session, and tools that depend on the model (vision) read it here.
+	model atomic.Pointer[string]
 }
 
 // newApp builds the provider and the tool registry. It does no network I/O
 // except model auto-detection, which needs the endpoint anyway.
 func newApp(ctx context.Context, s *settings, needModel bool) (*app, error) {
-	a := &app{set: s, schemas: tool.MustLoadSchemas()}
-	a.provider = newProvider(s)
+	a := &app{set: s, schemas: tool.MustLoadSchemas(), overrides: capabilityOverrides(s.file)}
 	if needModel && s.model == "" {
 		m, err := detectModel(ctx, s)
 		if err != nil {
@@ -38,6 +43,13 @@ func newApp(ctx context.Context, s *settings, needModel bool) (*app, error) {
 		}
 		s.model = m
 	}
+	a.setModel(s.model)
+	if !s.contextWindowSet {
+		if cw := a.caps().ContextWindow; cw > 0 {
+			s.contextWindow = cw
+		}
+	}
+	a.provider = a.newProvider()
 	reg, err := tool.NewRegistry(a.builtinTools()...)
 	if err != nil {
 		return nil, err
@@ -46,15 +58,46 @@ func newApp(ctx context.Context, s *settings, needModel bool) (*app, error) {
 	return a, nil
 }
 
-func newProvider(s *settings) llm.Provider {
+func (a *app) setModel(name string) { a.model.Store(&name) }
+
+// caps are the current model's capabilities (table + config overrides).
+func (a *app) caps() llm.Capabilities {
+	return llm.LookupCapabilities(*a.model.Load(), a.overrides)
+}
+
+func (a *app) newProvider() llm.Provider {
+	s := a.set
+	capsOf := func(model string) llm.Capabilities { return llm.LookupCapabilities(model, a.overrides) }
+	if s.provider == llm.ProviderAnthropic {
+		return anthropic.New(anthropic.Options{BaseURL: s.baseURL, APIKey: s.apiKey, Capabilities: capsOf})
+	}
 	return openai.New(openai.Options{BaseURL: s.baseURL, APIKey: s.apiKey})
+}
+
+// capabilityOverrides turns [models.NAME.capabilities] tables into
+// overrides keyed by both the alias and the model name.
+func capabilityOverrides(f *config.File) map[string]llm.CapabilityOverride {
+	out := map[string]llm.CapabilityOverride{}
+	for alias, m := range f.Models {
+		c := m.Capabilities
+		o := llm.CapabilityOverride{
+			SupportsVision: c.SupportsVision, SupportsWebSearch: c.SupportsWebSearch,
+			SupportsToolSearch: c.SupportsToolSearch, SupportsTemperature: c.SupportsTemperature,
+			ContextWindow: c.ContextWindow, MaxOutput: c.MaxOutput,
+		}
+		out[alias] = o
+		if m.Model != "" {
+			out[m.Model] = o
+		}
+	}
+	return out
 }
 
 // builtinTools constructs every built-in tool whose executor exists.
 func (a *app) builtinTools() []tool.Tool {
 	sc := a.schemas
 	read := fileops.NewReadSet()
-	vision := func() bool { return false }
+	vision := func() bool { return a.caps().SupportsVision }
 	return []tool.Tool{
 		fileops.NewBash(sc.MustSpec("bash"), fileops.BashOptions{Timeout: a.set.toolTimeout}),
 		fileops.NewReadFile(sc.MustSpec("read_file"), read, fileops.ReadFileOptions{Vision: vision}),
@@ -63,18 +106,10 @@ func (a *app) builtinTools() []tool.Tool {
 	}
 }
 
-// detectProvider picks the wire protocol from the endpoint's host.
-func detectProvider(baseURL string) string {
-	if u, err := url.Parse(baseURL); err == nil && strings.HasSuffix(u.Hostname(), "anthropic.com") {
-		return "anthropic"
-	}
-	return "openai"
-}
-
 // detectModel asks an OpenAI-compatible endpoint for its models and takes
 // the first, as vLLM and llama.cpp serve exactly one.
 func detectModel(ctx context.Context, s *settings) (string, error) {
-	if s.provider != "openai" {
+	if s.provider != llm.ProviderOpenAI {
 		return "", fmt.Errorf("no model given: pass --model or set [model] name in %s", s.configPath)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)

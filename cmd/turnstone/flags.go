@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"turnstone/internal/config"
+	"turnstone/internal/llm"
 )
 
 // flags are the global flags; they work before or after a subcommand.
@@ -60,26 +61,29 @@ func (f *flags) register(root *cobra.Command) {
 
 // settings are the resolved values: flag > env > file > default.
 type settings struct {
-	file            *config.File
-	configPath      string
-	baseURL         string
-	apiKey          string
-	provider        string
-	model           string
-	temperature     *float64
-	maxTokens       int
-	effort          string
-	contextWindow   int
-	instructions    string
-	toolTimeout     time.Duration
-	toolTruncation  int
-	skipPermissions bool
-	toolSearch      string
-	searchThreshold int
-	searchMax       int
-	mcpConfig       string
-	mcpRefresh      time.Duration
-	warnings        []string
+	file          *config.File
+	configPath    string
+	baseURL       string
+	apiKey        string
+	provider      string
+	model         string
+	temperature   *float64
+	maxTokens     int
+	effort        string
+	contextWindow int
+	// contextWindowSet: given by flag or file; otherwise the capability
+	// table's value for the model wins over the default.
+	contextWindowSet bool
+	instructions     string
+	toolTimeout      time.Duration
+	toolTruncation   int
+	skipPermissions  bool
+	toolSearch       string
+	searchThreshold  int
+	searchMax        int
+	mcpConfig        string
+	mcpRefresh       time.Duration
+	warnings         []string
 }
 
 const defaultBaseURL = "http://localhost:8000/v1"
@@ -115,7 +119,7 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 	s.baseURL = pick("base-url", f.baseURL, file.API.BaseURL, "")
 	s.provider = pick("provider", f.provider, file.API.Provider, "")
 	if s.provider == "" {
-		s.provider = detectProvider(s.baseURL)
+		s.provider = llm.DetectProvider(s.baseURL)
 	}
 	if s.provider != "openai" && s.provider != "anthropic" {
 		return nil, fmt.Errorf("unknown provider %q: use --provider openai or --provider anthropic", s.provider)
@@ -140,6 +144,7 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 	s.maxTokens = pickInt(changed("max-tokens"), f.maxTokens, file.Model.MaxTokens, 32768)
 	s.effort = pick("reasoning-effort", f.effort, file.Model.ReasoningEffort, "medium")
 	s.contextWindow = pickInt(changed("context-window"), f.contextWindow, file.Model.ContextWindow, 131072)
+	s.contextWindowSet = changed("context-window") || file.Model.ContextWindow != 0
 	s.instructions = pick("instructions", f.instructions, file.Session.Instructions, "")
 	timeout := pickFloat(changed("tool-timeout"), f.toolTimeout, file.Tools.Timeout, 120)
 	if timeout <= 0 {

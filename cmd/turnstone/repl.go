@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"turnstone/internal/engine"
 	"turnstone/internal/tool"
 	"turnstone/internal/ui/terminal"
 )
@@ -34,7 +35,19 @@ func runREPL(ctx context.Context, s *settings) error {
 	if err != nil {
 		return err
 	}
-	return ui.Run(ctx, sess)
+	return ui.Run(ctx, replSession{Session: sess, app: a})
+}
+
+// replSession keeps the app's notion of the current model (which tools
+// such as read_file consult for vision) in step with /model.
+type replSession struct {
+	*engine.Session
+	app *app
+}
+
+func (r replSession) SetModel(name string) {
+	r.Session.SetModel(name)
+	r.app.setModel(name)
 }
 
 // historyFile lives under $XDG_STATE_HOME/turnstone (default
