@@ -216,3 +216,7 @@ func TestScratchRemoved(t *testing.T) {
 		}
 	}
 }
+
+func toolCall(code string) tool.Call {
+	return tool.Call{ID: "c1", Name: "math", Args: tool.Args{"code": code}}
+}

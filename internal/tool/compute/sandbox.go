@@ -136,7 +136,7 @@ func bwrapArgs(in *interpreter, ws *workspace) []string {
 	for _, d := range extraDirs(in) {
 		a = append(a, "--ro-bind", d, d)
 	}
-	return append(a, "--chdir", scratchInside, "--")
+	return append(a, "--remount-ro", "/", "--chdir", scratchInside, "--")
 }
 
 // extraDirs are the interpreter's directories outside the system roots.
@@ -200,7 +200,7 @@ func unshareScript(in *interpreter, ws *workspace) string {
 	b.WriteString("mount -t proc proc \"$R/proc\" 2>/dev/null || true\n")
 	b.WriteString("mount --bind " + q(ws.work) + " \"$R" + scratchInside + "\"\n")
 	b.WriteString("mount --bind " + q(ws.work) + " \"$R/tmp\"\n")
-	b.WriteString("mount -o remount,ro,size=1m \"$R\"\n")
+	b.WriteString("mount -o remount,bind,ro \"$R\"\n")
 	b.WriteString("exec " + q(firstExisting("/usr/sbin/chroot", "/sbin/chroot", "/usr/bin/chroot")) + " \"$R\" " +
 		q(firstExisting("/usr/bin/setpriv", "/bin/setpriv")) + " --no-new-privs --inh-caps=-all --bounding-set=-all -- \"$@\"\n")
 	return b.String()
