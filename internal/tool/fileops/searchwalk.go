@@ -34,14 +34,39 @@ type task struct {
 	repo  bool         // inside a git work tree
 }
 
-// fileHits is one file's matching lines, kept in its worker's arena (one
-// growing buffer per worker instead of one per file) at [start:end].
+// fileHits is one file's matching lines. out points into its worker's
+// arena.
 type fileHits struct {
-	path       string
-	worker     int
-	start, end int
-	matches    int
+	path    string
+	out     []byte
+	matches int
 }
+
+// arena is a worker's output memory: fixed blocks that are filled and never
+// moved (a growing slice would copy all earlier output at each doubling).
+// One file's output always sits in one block.
+type arena struct {
+	cur   []byte
+	start int // where the current file's output begins in cur
+}
+
+const arenaBlock = 1 << 20
+
+// reserve makes room for n more bytes of the current file's output, moving
+// that output to a fresh block when the current one is full.
+func (a *arena) reserve(n int) {
+	if len(a.cur)+n <= cap(a.cur) {
+		return
+	}
+	partial := a.cur[a.start:]
+	block := make([]byte, 0, max(arenaBlock, 2*(len(partial)+n)))
+	a.cur = append(block, partial...)
+	a.start = 0
+}
+
+// begin starts a file's output; end returns it.
+func (a *arena) begin()      { a.start = len(a.cur) }
+func (a *arena) end() []byte { return a.cur[a.start:len(a.cur):len(a.cur)] }
 
 // walker runs a parallel walk: workers share a LIFO stack of tasks; listing
 // a directory pushes its children. pending counts tasks queued or running,
@@ -77,7 +102,7 @@ func searchPath(ctx context.Context, m *matcher, root string, workers int) (sear
 	type local struct {
 		hits  []fileHits
 		errs  []string
-		arena []byte
+		arena arena
 	}
 	locals := make([]local, workers)
 	var wg sync.WaitGroup
@@ -95,7 +120,6 @@ func searchPath(ctx context.Context, m *matcher, root string, workers int) (sear
 					}
 				} else {
 					h, err := searchFile(ctx, m, t.path, &buf, &locals[i].arena)
-					h.worker = i
 					if err != nil {
 						locals[i].errs = append(locals[i].errs, t.path+": "+describeErr(err))
 					}
@@ -118,12 +142,12 @@ func searchPath(ctx context.Context, m *matcher, root string, workers int) (sear
 	slices.Sort(res.unreadable)
 	size := 0
 	for _, h := range hits {
-		size += h.end - h.start
+		size += len(h.out)
 	}
 	var out strings.Builder
 	out.Grow(size)
 	for _, h := range hits {
-		out.Write(locals[h.worker].arena[h.start:h.end])
+		out.Write(h.out)
 		res.matches += h.matches
 	}
 	res.out = out.String()
@@ -228,8 +252,10 @@ func (w *walker) list(t task) error {
 // system calls are used because os.Open registers every file with the
 // network poller and a finalizer, which costs more than searching a small
 // file.
-func searchFile(ctx context.Context, m *matcher, path string, buf, arena *[]byte) (fileHits, error) {
-	h := fileHits{path: path, start: len(*arena), end: len(*arena)}
+func searchFile(ctx context.Context, m *matcher, path string, buf *[]byte, out *arena) (fileHits, error) {
+	h := fileHits{path: path}
+	out.begin()
+	defer func() { h.out = out.end() }()
 	fd, err := openRead(path)
 	if err != nil {
 		return h, &fs.PathError{Op: "open", Path: path, Err: err}
@@ -266,7 +292,7 @@ func searchFile(ctx context.Context, m *matcher, path string, buf, arena *[]byte
 				continue
 			}
 		}
-		line = h.scanChunk(m, b[:cut], line, arena)
+		line = h.scanChunk(m, b[:cut], line, out)
 		if eof || h.matches >= MaxMatchesPerFile || ctx.Err() != nil {
 			return h, nil
 		}
@@ -294,20 +320,21 @@ func readFD(fd int, p []byte) (int, error) {
 
 // scanChunk appends the matching lines of chunk (whole lines, the first of
 // which is number line) and returns the number of the line after the chunk.
-func (h *fileHits) scanChunk(m *matcher, chunk []byte, line int, arena *[]byte) int {
+func (h *fileHits) scanChunk(m *matcher, chunk []byte, line int, a *arena) int {
 	counted := 0
-	out := *arena
-	defer func() { *arena = out; h.end = len(out) }()
 	m.scan(chunk, func(start, end int) bool {
 		line += bytes.Count(chunk[counted:start], []byte{'\n'})
 		counted = start
 		text := bytes.TrimSuffix(chunk[start:end], []byte{'\r'})
+		a.reserve(len(h.path) + len(text) + 24)
+		out := a.cur
 		out = append(out, h.path...)
 		out = append(out, ':')
 		out = strconv.AppendInt(out, int64(line), 10)
 		out = append(out, ':')
 		out = appendValidUTF8(out, text)
 		out = append(out, '\n')
+		a.cur = out
 		h.matches++
 		return h.matches < MaxMatchesPerFile
 	})
