@@ -252,8 +252,8 @@ func (w *walker) list(t task) error {
 // system calls are used because os.Open registers every file with the
 // network poller and a finalizer, which costs more than searching a small
 // file.
-func searchFile(ctx context.Context, m *matcher, path string, buf *[]byte, out *arena) (fileHits, error) {
-	h := fileHits{path: path}
+func searchFile(ctx context.Context, m *matcher, path string, buf *[]byte, out *arena) (h fileHits, err error) {
+	h.path = path
 	out.begin()
 	defer func() { h.out = out.end() }()
 	fd, err := openRead(path)
