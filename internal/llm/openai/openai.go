@@ -69,6 +69,10 @@ type Options struct {
 	ExtraBody map[string]any
 	// Headers are added to every request (e.g. OpenRouter's HTTP-Referer).
 	Headers http.Header
+	// Capabilities reports what a model supports (native web search,
+	// temperature); see capabilities.go. Default:
+	// llm.LookupCapabilities(model, nil).
+	Capabilities func(model string) llm.Capabilities
 }
 
 // Provider talks to one OpenAI-compatible endpoint. It is safe for

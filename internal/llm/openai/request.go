@@ -96,6 +96,7 @@ func (p *Provider) body(req llm.Request, stream bool) ([]byte, error) {
 			b["reasoning_effort"] = req.ReasoningEffort
 		}
 	}
+	p.applyCapabilities(b, req)
 	for k, v := range p.opts.ExtraBody {
 		b[k] = v
 	}
