@@ -25,7 +25,7 @@ func main() {
 		os.Exit(2)
 	}
 	res := p.Run(context.Background(), nil)
-	fmt.Println(res.Output)
+	os.Stdout.WriteString(res.Output + "\n")
 	if res.IsError {
 		os.Exit(1)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 )
 
 // chunkSize is the read unit; a file is searched chunk by chunk (cut at line
@@ -343,17 +344,8 @@ func (h *fileHits) scanChunk(m *matcher, chunk []byte, line int, a *arena) int {
 
 // appendValidUTF8 appends text with invalid UTF-8 replaced by U+FFFD.
 func appendValidUTF8(dst, text []byte) []byte {
-	if isASCII(text) {
+	if utf8.Valid(text) {
 		return append(dst, text...)
 	}
 	return append(dst, strings.ToValidUTF8(string(text), "\uFFFD")...)
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
