@@ -107,10 +107,13 @@ func NewIndex(docs []Doc, opts IndexOptions) *Index {
 		terms: make(map[string]int32, len(docs)),
 		exact: make(map[string][]int32, len(docs)*2),
 	}
+	if opts.NameMatch {
+		ix.prefix = make([]nameKey, 0, len(docs)*2)
+	}
 	boost := max(opts.NameBoost, 1)
 	// Pass 1: every document's (term, tf) pairs, flat, and each term's df.
 	type pair struct{ term, tf int32 }
-	var pairs []pair
+	pairs := make([]pair, 0, len(docs)*16) // ~16 distinct terms per tool
 	start := make([]int32, len(docs)+1)
 	docLen := make([]int32, len(docs))
 	var df []int32
@@ -204,13 +207,11 @@ func (ix *Index) finish(docLen []int32) {
 
 func (ix *Index) addNameKeys(name string, d int32) {
 	full := strings.ToLower(name)
-	keys := []string{full}
+	ix.exact[full] = append(ix.exact[full], d)
+	ix.prefix = append(ix.prefix, nameKey{key: full, doc: d})
 	if _, short, ok := splitMCPName(full); ok && short != "" {
-		keys = append(keys, short)
-	}
-	for _, k := range keys {
-		ix.exact[k] = append(ix.exact[k], d)
-		ix.prefix = append(ix.prefix, nameKey{key: k, doc: d})
+		ix.exact[short] = append(ix.exact[short], d)
+		ix.prefix = append(ix.prefix, nameKey{key: short, doc: d})
 	}
 }
 
@@ -271,11 +272,10 @@ func (ix *Index) Search(query string, k int, skip func(name string) bool) []Hit 
 	if ix.opts.NameMatch {
 		tiers = ix.nameMatches(query)
 	}
+	// Name matches go in first, so while scanning BM25 scores a full top
+	// list makes its last score a cheap cut-off.
 	top := make([]candidate, 0, k+1)
 	consider := func(c candidate) {
-		if len(top) == k && !c.before(top[k-1]) {
-			return
-		}
 		if skip != nil && skip(ix.docs[c.doc].Name) {
 			return
 		}
@@ -285,13 +285,22 @@ func (ix *Index) Search(query string, k int, skip func(name string) bool) []Hit 
 			top = top[:k]
 		}
 	}
-	for _, d := range sc.touched {
-		if _, named := tiers[d]; !named {
-			consider(candidate{doc: d, tier: 2, score: scores[d]})
-		}
-	}
 	for d, tier := range tiers {
 		consider(candidate{doc: d, tier: tier, score: scores[d]})
+	}
+	for _, d := range sc.touched {
+		if len(top) == k {
+			last := top[k-1]
+			if last.tier < 2 || scores[d] < last.score || (scores[d] == last.score && d > last.doc) {
+				continue
+			}
+		}
+		if len(tiers) > 0 {
+			if _, named := tiers[d]; named {
+				continue
+			}
+		}
+		consider(candidate{doc: d, tier: 2, score: scores[d]})
 	}
 	hits := make([]Hit, len(top))
 	for i, c := range top {
