@@ -208,7 +208,7 @@ func fetchError(err error, timeout time.Duration) string {
 	var blocked *netguard.BlockedError
 	switch {
 	case errors.As(err, &blocked):
-		return "Fetch blocked: " + blocked.Error()
+		return "Fetch failed: " + blocked.Error()
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("Fetch failed: timed out after %s", timeout)
 	case errors.Is(err, context.Canceled):

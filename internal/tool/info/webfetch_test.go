@@ -164,7 +164,7 @@ func TestWebFetchBlocksInternalAddresses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, _ := fetchRun(t, tt.f, tt.url, "what is the secret?")
-			if !r.IsError || !strings.HasPrefix(r.Output, "Fetch blocked: blocked: ") || !strings.Contains(r.Output, tt.mention) {
+			if !r.IsError || !strings.HasPrefix(r.Output, "Fetch failed: blocked: ") || !strings.Contains(r.Output, tt.mention) {
 				t.Fatalf("got %v %q; want a blocked error mentioning %q", r.IsError, r.Output, tt.mention)
 			}
 		})
