@@ -218,12 +218,13 @@ func firstExisting(paths ...string) string {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // cleanEnv is the child's whole environment: nothing of the parent's.
+// home is the scratch directory as the child sees it (also TMPDIR).
 func cleanEnv(home string) []string {
 	return []string{
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"LANG=C.UTF-8",
 		"HOME=" + home,
-		"TMPDIR=/tmp",
+		"TMPDIR=" + home,
 		"PYTHONDONTWRITEBYTECODE=1",
 		"PYTHONIOENCODING=utf-8",
 		"OPENBLAS_NUM_THREADS=1",
