@@ -115,7 +115,9 @@ func TestManSections(t *testing.T) {
 			t.Errorf("%s(%s): note=%v, want %v", tt.page, tt.section, got, tt.note)
 		}
 	}
-	// A page that exists, but not in the requested section.
+	// A page that exists, but not in the requested section (info pointed at
+	// a missing program: with texinfo installed, `info ls` would answer).
+	m = NewMan(schemas(t).MustSpec("man"), ManOptions{InfoCommand: filepath.Join(t.TempDir(), "no-info")})
 	r, _ := run(t, prepare(t, m, tool.Args{"page": "ls", "section": "9"}))
 	if !r.IsError || r.Output != "No man or info page found for 'ls' in section 9" {
 		t.Errorf("ls(9): %v %q", r.IsError, r.Output)
