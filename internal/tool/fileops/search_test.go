@@ -199,6 +199,10 @@ func TestSearchErrors(t *testing.T) {
 	if !res.IsError || res.Output != "Error: "+filepath.Join(dir, "nope")+" not found" {
 		t.Fatalf("got %q", res.Output)
 	}
+	if res := call(t, newSearch(), tool.Args{"query": "x", "path": "/dev/null"}); !res.IsError ||
+		res.Output != "Search error: /dev/null: not a regular file or directory" {
+		t.Fatalf("device: %q", res.Output)
+	}
 	if os.Geteuid() != 0 {
 		d := tree(t, map[string]string{"ok.txt": "x\n", "locked/f.txt": "x\n"})
 		if err := os.Chmod(filepath.Join(d, "locked"), 0); err != nil {

@@ -3,6 +3,7 @@ package fileops
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -88,6 +89,9 @@ func searchPath(ctx context.Context, m *matcher, root string, workers int) (sear
 	st, err := os.Stat(root)
 	if err != nil {
 		return searchResult{}, err
+	}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		return searchResult{}, fmt.Errorf("not a regular file or directory")
 	}
 	first := task{path: root, dir: st.IsDir()}
 	if first.dir {
