@@ -212,11 +212,11 @@ func (c *Catalog) build(all []llm.ToolDef) state {
 		}
 	}
 	if st.active && len(docs) > 0 {
-		io := DefaultIndexOptions()
+		iopts := DefaultIndexOptions()
 		if c.opts.Index != nil {
-			io = *c.opts.Index
+			iopts = *c.opts.Index
 		}
-		st.index = NewIndex(docs, io)
+		st.index = NewIndex(docs, iopts)
 	}
 	return st
 }

@@ -289,6 +289,10 @@ func TestSelect(t *testing.T) {
 	if !strings.HasPrefix(res.Output, "Found 3 matching tool(s):") {
 		t.Errorf("select 3: %s", res.Output)
 	}
+	res = runSearch(t, c, "SELECT:mcp__github__list_issues")
+	if !strings.Contains(res.Output, "**mcp__github__list_issues**") {
+		t.Errorf("upper-case select: %s", res.Output)
+	}
 	res = runSearch(t, c, "select:nothing_here")
 	if res.Output != "No tools named nothing_here. Try a keyword search instead." {
 		t.Errorf("select miss: %s", res.Output)

@@ -73,6 +73,11 @@ func (c *Catalog) inactiveReason() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.refresh()
+	return c.inactiveLocked()
+}
+
+// inactiveLocked is inactiveReason for callers holding c.mu.
+func (c *Catalog) inactiveLocked() string {
 	switch {
 	case !c.st.active:
 		return fmt.Sprintf("Tool search is not active (%s). Every tool is already offered to you: call it directly.", c.st.reason)
@@ -89,14 +94,14 @@ func (c *Catalog) Search(query string) tool.Result {
 	if q == "" {
 		return tool.ErrorResult(`Error: no query provided. Call tool_search with {"query": "keywords for the capability you need"}.`)
 	}
-	if msg := c.inactiveReason(); msg != "" {
-		return tool.ErrorResult(msg)
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.refresh()
-	if names, ok := strings.CutPrefix(q, "select:"); ok {
-		return c.selectLocked(names)
+	if msg := c.inactiveLocked(); msg != "" {
+		return tool.ErrorResult(msg)
+	}
+	if len(q) >= len("select:") && strings.EqualFold(q[:len("select:")], "select:") {
+		return c.selectLocked(q[len("select:"):])
 	}
 	already := map[string]bool{}
 	for _, n := range c.expanded {
