@@ -14,8 +14,11 @@ import (
 	"turnstone/internal/llm"
 	"turnstone/internal/llm/anthropic"
 	"turnstone/internal/llm/openai"
+	"turnstone/internal/netguard"
 	"turnstone/internal/tool"
+	"turnstone/internal/tool/compute"
 	"turnstone/internal/tool/fileops"
+	"turnstone/internal/tool/info"
 	"turnstone/internal/ui/terminal"
 )
 
@@ -98,11 +101,26 @@ func (a *app) builtinTools() []tool.Tool {
 	sc := a.schemas
 	read := fileops.NewReadSet()
 	vision := func() bool { return a.caps().SupportsVision }
+	f := a.set.file
 	return []tool.Tool{
 		fileops.NewBash(sc.MustSpec("bash"), fileops.BashOptions{Timeout: a.set.toolTimeout}),
 		fileops.NewReadFile(sc.MustSpec("read_file"), read, fileops.ReadFileOptions{Vision: vision}),
 		fileops.NewWriteFile(sc.MustSpec("write_file"), read),
 		fileops.NewEditFile(sc.MustSpec("edit_file"), read),
+		fileops.NewSearch(sc.MustSpec("search"), fileops.SearchOptions{Timeout: a.set.toolTimeout}),
+		compute.NewMath(sc.MustSpec("math"), compute.MathOptions{
+			Python: f.Tools.Python, Timeout: a.set.toolTimeout, AllowUnsandboxed: f.Tools.AllowUnsandboxed,
+		}),
+		info.NewMan(sc.MustSpec("man"), info.ManOptions{}),
+		info.NewWebFetch(sc.MustSpec("web_fetch"), info.WebFetchOptions{
+			Client:   netguard.NewClient(netguard.Options{AllowPrivate: f.Tools.WebFetchAllowPrivate, Timeout: a.set.toolTimeout}),
+			Model:    func() (llm.Provider, string) { return a.provider, *a.model.Load() },
+			MaxBytes: f.Tools.WebFetchMaxBytes,
+			Timeout:  a.set.toolTimeout,
+		}),
+		info.NewWebSearch(sc.MustSpec("web_search"), info.WebSearchOptions{
+			Key: f.API.TavilyKey, BaseURL: f.API.TavilyBaseURL, Timeout: a.set.toolTimeout, ConfigPath: a.set.configPath,
+		}),
 	}
 }
 

@@ -53,7 +53,7 @@ type Tools struct {
 	SearchThreshold      int     `toml:"search_threshold"`
 	SearchMaxResults     int     `toml:"search_max_results"`
 	Python               string  `toml:"python"`
-	MathAllowUnsandboxed bool    `toml:"math_allow_unsandboxed"`
+	AllowUnsandboxed     bool    `toml:"allow_unsandboxed"`
 	WebFetchAllowPrivate bool    `toml:"web_fetch_allow_private"`
 	WebFetchMaxBytes     int64   `toml:"web_fetch_max_bytes"`
 }
