@@ -19,6 +19,7 @@ import (
 	"turnstone/internal/tool/compute"
 	"turnstone/internal/tool/fileops"
 	"turnstone/internal/tool/info"
+	"turnstone/internal/toolsearch"
 	"turnstone/internal/ui/terminal"
 )
 
@@ -160,8 +161,28 @@ func detectModel(ctx context.Context, s *settings) (string, error) {
 	return list.Data[0].ID, nil
 }
 
-// catalog is what a main session offers: the built-in registry for now.
-func (a *app) catalog() tool.Catalog { return a.registry }
+// inner is the catalog shared by all sessions: built-in tools (and MCP).
+func (a *app) inner() tool.Catalog { return a.registry }
+
+// catalog is what a main session offers: the shared catalog behind a
+// per-session tool-search layer (expanded tools are per session).
+func (a *app) catalog() *toolsearch.Catalog {
+	return toolsearch.New(a.inner(), a.schemas.BuiltinNames(), toolsearch.Options{
+		Mode: a.set.toolSearch, Threshold: a.set.searchThreshold, MaxResults: a.set.searchMax,
+		Native: a.nativeToolSearch,
+	})
+}
+
+// nativeToolSearch picks the tool-search tier for the current model.
+func (a *app) nativeToolSearch() toolsearch.NativeKind {
+	if !a.caps().NativeToolSearch {
+		return toolsearch.NativeNone
+	}
+	if a.set.provider == llm.ProviderAnthropic {
+		return toolsearch.NativeAnthropic
+	}
+	return toolsearch.NativeOpenAI
+}
 
 // banner lines shown under "Chat with {model}".
 func (a *app) banner() []string { return nil }

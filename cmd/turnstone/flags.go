@@ -9,6 +9,7 @@ import (
 
 	"turnstone/internal/config"
 	"turnstone/internal/llm"
+	"turnstone/internal/toolsearch"
 )
 
 // flags are the global flags; they work before or after a subcommand.
@@ -166,6 +167,9 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 		return nil, fmt.Errorf("--mcp-refresh-interval must be 0 or more seconds (got %v)", refresh)
 	}
 	s.mcpRefresh = time.Duration(refresh * float64(time.Second))
+	if !toolsearch.ValidMode(s.toolSearch) {
+		return nil, fmt.Errorf("--tool-search must be auto, on or off (got %q)", s.toolSearch)
+	}
 	if s.maxTokens <= 0 || s.contextWindow <= 0 {
 		return nil, fmt.Errorf("--max-tokens and --context-window must be positive (got %d and %d)", s.maxTokens, s.contextWindow)
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"turnstone/internal/engine"
 	"turnstone/internal/tool"
+	"turnstone/internal/toolsearch"
 	"turnstone/internal/ui/terminal"
 )
 
@@ -28,7 +30,7 @@ func runREPL(ctx context.Context, s *settings) error {
 		ContextWindow: s.contextWindow,
 		Banner:        a.banner(),
 		Commands:      a.replCommands(),
-		ListTools:     func() []terminal.ToolRow { return toolRows(catalog) },
+		ListTools:     func() []terminal.ToolRow { return toolRows(catalog, a.inner()) },
 		HistoryFile:   historyFile(),
 	})
 	sess, err := a.session(ui, catalog)
@@ -64,16 +66,42 @@ func historyFile() string {
 	return filepath.Join(dir, "turnstone", "history")
 }
 
-// toolRows lists the offered tools with their metadata for /tools.
-func toolRows(c tool.Catalog) []terminal.ToolRow {
+// toolRows lists every tool with its metadata and visibility for /tools.
+func toolRows(c *toolsearch.Catalog, inner tool.Catalog) []terminal.ToolRow {
+	st := c.Status()
+	state := map[string]string{}
+	for _, n := range st.Visible {
+		state[n] = "visible"
+	}
+	for _, n := range st.Deferred {
+		state[n] = "deferred"
+	}
+	for _, n := range st.Expanded {
+		state[n] = "expanded"
+	}
 	var rows []terminal.ToolRow
-	for _, d := range c.Definitions() {
-		t, ok := c.Lookup(d.Name)
+	add := func(name string) {
+		t, ok := inner.Lookup(name)
 		if !ok {
-			continue
+			t, ok = c.Lookup(name)
+		}
+		if !ok {
+			return
 		}
 		sp := t.Spec()
-		rows = append(rows, terminal.ToolRow{Name: sp.Name, Agent: sp.Agent, TaskAgent: sp.TaskAgent, AutoApprove: sp.AutoApprove, Source: "built-in"})
+		src := "built-in"
+		if strings.HasPrefix(sp.Name, "mcp__") {
+			src = "mcp"
+		} else if sp.Name == "tool_search" {
+			src = "tool search"
+		}
+		rows = append(rows, terminal.ToolRow{Name: sp.Name, Agent: sp.Agent, TaskAgent: sp.TaskAgent, AutoApprove: sp.AutoApprove, Source: src, State: state[name]})
+	}
+	for _, d := range inner.Definitions() {
+		add(d.Name)
+	}
+	if state["tool_search"] != "" {
+		add("tool_search")
 	}
 	return rows
 }

@@ -73,12 +73,13 @@ func runHeadless(parent context.Context, s *settings, f *flags) error {
 		return err
 	}
 	ui := headless.New(format, os.Stdout)
-	sess, err := a.session(ui, a.registry)
+	catalog := a.catalog()
+	sess, err := a.session(ui, catalog)
 	if err != nil {
 		return err
 	}
 	var names []string
-	for _, d := range a.registry.Definitions() {
+	for _, d := range catalog.Definitions() {
 		names = append(names, d.Name)
 	}
 	ui.Init(sess.ID(), sess.Model(), names)

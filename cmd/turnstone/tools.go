@@ -53,7 +53,7 @@ tool's primary key.`,
 			if err != nil {
 				return err
 			}
-			sess, err := a.session(engine.NullUI{}, a.registry)
+			sess, err := a.session(engine.NullUI{}, a.catalog())
 			if err != nil {
 				return err
 			}
