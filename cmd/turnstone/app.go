@@ -14,6 +14,7 @@ import (
 	"turnstone/internal/llm"
 	"turnstone/internal/llm/anthropic"
 	"turnstone/internal/llm/openai"
+	"turnstone/internal/mcp"
 	"turnstone/internal/netguard"
 	"turnstone/internal/tool"
 	"turnstone/internal/tool/compute"
@@ -34,6 +35,8 @@ type app struct {
 	// model is the current model name; /model changes it through the
 	// session, and tools that depend on the model (vision) read it here.
 	model atomic.Pointer[string]
+	// mcp is shared by every session; nil when no servers are configured.
+	mcp *mcp.Manager
 }
 
 // newApp builds the provider and the tool registry. It does no network I/O
@@ -161,8 +164,14 @@ func detectModel(ctx context.Context, s *settings) (string, error) {
 	return list.Data[0].ID, nil
 }
 
-// inner is the catalog shared by all sessions: built-in tools (and MCP).
-func (a *app) inner() tool.Catalog { return a.registry }
+// inner is the catalog shared by all sessions: built-in tools, then the
+// live MCP snapshot.
+func (a *app) inner() tool.Catalog {
+	if a.mcp == nil {
+		return a.registry
+	}
+	return mcp.NewCatalog(a.registry, a.mcp)
+}
 
 // catalog is what a main session offers: the shared catalog behind a
 // per-session tool-search layer (expanded tools are per session).
@@ -185,10 +194,21 @@ func (a *app) nativeToolSearch() toolsearch.NativeKind {
 }
 
 // banner lines shown under "Chat with {model}".
-func (a *app) banner() []string { return nil }
+func (a *app) banner() []string {
+	if a.mcp == nil {
+		return nil
+	}
+	return []string{a.mcp.Summary()}
+}
 
 // replCommands are the extra slash commands the REPL offers.
-func (a *app) replCommands() []terminal.Command { return nil }
+func (a *app) replCommands() []terminal.Command { return []terminal.Command{a.mcpCommand()} }
 
-// close releases process-wide resources.
-func (a *app) close() {}
+// close releases process-wide resources (MCP server processes).
+func (a *app) close() {
+	if a.mcp != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = a.mcp.Close(ctx)
+	}
+}

@@ -21,6 +21,9 @@ func runREPL(ctx context.Context, s *settings) error {
 		return err
 	}
 	defer a.close()
+	if err := a.startMCP(ctx); err != nil {
+		return err
+	}
 	catalog := a.catalog()
 	ui := terminal.New(terminal.Options{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,

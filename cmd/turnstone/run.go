@@ -72,6 +72,10 @@ func runHeadless(parent context.Context, s *settings, f *flags) error {
 	if err != nil {
 		return err
 	}
+	defer a.close()
+	if err := a.startMCP(ctx); err != nil {
+		return err
+	}
 	ui := headless.New(format, os.Stdout)
 	catalog := a.catalog()
 	sess, err := a.session(ui, catalog)

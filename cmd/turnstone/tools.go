@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -28,7 +27,11 @@ func newToolsCmd(f *flags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			printTools(a.registry)
+			defer a.close()
+			if err := a.startMCP(cmd.Context()); err != nil {
+				return err
+			}
+			printTools(a.inner())
 			return nil
 		},
 	}
@@ -52,6 +55,13 @@ tool's primary key.`,
 			a, err := newApp(ctx, s, false)
 			if err != nil {
 				return err
+			}
+			defer a.close()
+			// MCP servers start only when the call needs them.
+			if strings.HasPrefix(args[0], "mcp__") || args[0] == "tool_search" {
+				if err := a.startMCP(ctx); err != nil {
+					return err
+				}
 			}
 			sess, err := a.session(engine.NullUI{}, a.catalog())
 			if err != nil {
@@ -77,14 +87,15 @@ tool's primary key.`,
 }
 
 // printTools lists tools with the metadata flags of the tools reference.
-func printTools(reg *tool.Registry) {
+func printTools(c tool.Catalog) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tAGENT\tTASK_AGENT\tAUTO_APPROVE\tDESCRIPTION")
 	specs := make([]tool.Spec, 0)
-	for _, t := range reg.Tools() {
-		specs = append(specs, t.Spec())
+	for _, d := range c.Definitions() {
+		if t, ok := c.Lookup(d.Name); ok {
+			specs = append(specs, t.Spec())
+		}
 	}
-	sort.SliceStable(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 	for _, sp := range specs {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", sp.Name, yesNo(sp.Agent), yesNo(sp.TaskAgent), yesNo(sp.AutoApprove), firstSentence(sp.Description))
 	}
