@@ -78,6 +78,51 @@ func TestEverythingStreamableHTTP(t *testing.T) {
 	checkEverything(t, m)
 }
 
+// TestEverythingHTTPReconnect stops the HTTP server under a connected
+// client and starts it again on the same port: the call in between fails
+// clearly, the server shows as disconnected, and its tools come back.
+func TestEverythingHTTPReconnect(t *testing.T) {
+	path := everythingPath(t)
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	start := func() *exec.Cmd {
+		cmd := exec.Command("node", path, "streamableHttp")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+		eventually(t, "server-everything to listen on "+addr, func() bool {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				c.Close()
+			}
+			return err == nil
+		})
+		return cmd
+	}
+	first := start()
+	m, problems := startManager(t, []ServerConfig{{Name: "e", URL: "http://" + addr + "/mcp"}}, testOptions())
+	if len(problems) != 0 {
+		t.Fatal(problemText(problems))
+	}
+	_ = first.Process.Kill()
+	_ = first.Wait()
+	res := call(t, m, "mcp__e__echo", tool.Args{"message": "x"})
+	if !res.IsError || !strings.Contains(res.Output, "MCP server e") {
+		t.Errorf("call to a stopped server = %+v", res)
+	}
+	eventually(t, "the disconnect", func() bool { return m.Servers()[0].State != StateConnected })
+	start()
+	eventually(t, "the reconnect", func() bool { return hasTool(m, "mcp__e__echo") })
+	if res := call(t, m, "mcp__e__echo", tool.Args{"message": "back"}); res.Output != "Echo: back" {
+		t.Errorf("echo after reconnect = %+v", res)
+	}
+}
+
 func checkEverything(t *testing.T, m *Manager) {
 	t.Helper()
 	names := toolNames(m.Tools())

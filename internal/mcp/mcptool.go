@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"turnstone/internal/tool"
@@ -165,13 +166,25 @@ func (t *mcpTool) run(ctx context.Context, args map[string]any) tool.Result {
 			return tool.ErrorResult(fmt.Sprintf("Error: MCP tool %s on server %s was cancelled.", t.original, srv.cfg.Name))
 		case cctx.Err() != nil:
 			return tool.ErrorResult(fmt.Sprintf("Error: MCP tool %s on server %s timed out after %s. The request was cancelled; the tool may be slow or stuck.", t.original, srv.cfg.Name, fmtSeconds(timeout)))
-		case errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || srv.session() != sess:
+		case connectionLost(err) || srv.session() != sess:
 			srv.noteDropped(sess, err)
 			return tool.ErrorResult(fmt.Sprintf("Error: MCP server %s disconnected during the call to %s (%v). turnstone is reconnecting it in the background; try again shortly, or run /mcp refresh %s.", srv.cfg.Name, t.original, err, srv.cfg.Name))
 		}
 		return tool.ErrorResult(fmt.Sprintf("Error: MCP tool %s on server %s failed: %v", t.original, srv.cfg.Name, err))
 	}
 	return convertResult(res, m.opts.Vision != nil && m.opts.Vision())
+}
+
+// codeRejected is the SDK's JSON-RPC code for a message the transport
+// could not deliver (an HTTP server that went away).
+const codeRejected = -32005
+
+// connectionLost reports whether err means the session is gone: the
+// connection closed, the stream ended, or the transport could not deliver.
+func connectionLost(err error) bool {
+	var werr *jsonrpc.Error
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.As(err, &werr) && werr.Code == codeRejected
 }
 
 // fmtSeconds prints a duration as whole or fractional seconds ("60s", "0.5s").

@@ -53,7 +53,8 @@ type server struct {
 	listSeq       uint64 // last list request issued
 	appliedSeq    uint64 // list request whose result is in tools
 	debounce      *time.Timer
-	lateReport    bool // Start already returned: report the first outcome via Logf
+	dropErr       error // why a call or refresh gave the session up
+	lateReport    bool  // Start already returned: report the first outcome via Logf
 }
 
 func newServer(m *Manager, cfg ServerConfig, configErr error) *server {
@@ -282,6 +283,10 @@ func (s *server) refreshList(ctx context.Context) error {
 		return fmt.Errorf("MCP server %s is not connected", s.cfg.Name)
 	}
 	_, err := s.fetch(ctx, sess, false)
+	if err != nil && connectionLost(err) {
+		s.noteDropped(sess, err)
+		return fmt.Errorf("connection lost, reconnecting in the background: %w", err)
+	}
 	return err
 }
 
@@ -315,6 +320,9 @@ func (s *server) pushRefresh() {
 	defer cancel()
 	if _, err := s.fetch(ctx, sess, false); err != nil && ctx.Err() == nil {
 		s.m.logf("MCP server %s: refresh after tools/list_changed failed: %v", s.cfg.Name, err)
+		if connectionLost(err) {
+			s.noteDropped(sess, err)
+		}
 	}
 }
 
@@ -343,12 +351,18 @@ func (s *server) requestConnect(ctx context.Context) error {
 // setDropped marks a server whose session ended by itself.
 func (s *server) setDropped(sess *sdk.ClientSession, err error) {
 	_ = sess.Close() // reap the process
-	reason := "the connection closed"
-	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
-		reason = err.Error()
+	s.mu.Lock()
+	if s.dropErr != nil {
+		err = s.dropErr // what a call saw beats the error of closing
 	}
-	if s.cfg.Transport() == TransportStdio {
+	s.dropErr = nil
+	s.mu.Unlock()
+	reason := "the connection closed"
+	switch {
+	case s.cfg.Transport() == TransportStdio:
 		reason = "the server process exited or closed its output"
+	case err != nil && !errors.Is(err, sdk.ErrConnectionClosed):
+		reason = err.Error()
 	}
 	if tail := s.stderr.Tail(5); tail != "" {
 		reason += "; stderr:\n" + indent(tail, "  ")
@@ -366,7 +380,12 @@ func (s *server) setDropped(sess *sdk.ClientSession, err error) {
 
 // noteDropped is told by a failed call that the session is gone; closing it
 // makes the supervisor notice at once.
-func (s *server) noteDropped(sess *sdk.ClientSession, _ error) {
+func (s *server) noteDropped(sess *sdk.ClientSession, err error) {
+	s.mu.Lock()
+	if s.sess == sess && s.dropErr == nil {
+		s.dropErr = err
+	}
+	s.mu.Unlock()
 	go func() { _ = sess.Close() }()
 }
 
