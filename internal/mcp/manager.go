@@ -78,6 +78,7 @@ type Manager struct {
 	wg     sync.WaitGroup
 
 	startOnce sync.Once
+	started   atomic.Bool
 	closeOnce sync.Once
 
 	rebuildMu sync.Mutex
@@ -183,6 +184,7 @@ func (e *ServerError) Unwrap() error { return e.Err }
 func (m *Manager) Start(ctx context.Context) []*ServerError {
 	var problems []*ServerError
 	m.startOnce.Do(func() {
+		m.started.Store(true)
 		for _, s := range m.servers {
 			if s.configErr == nil {
 				m.wg.Add(1)
@@ -241,6 +243,7 @@ func (m *Manager) Close(ctx context.Context) error {
 			}()
 		}
 		wg.Wait()
+		m.rebuild()
 	})
 	done := make(chan struct{})
 	go func() {

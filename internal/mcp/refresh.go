@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -78,6 +79,9 @@ func (m *Manager) Refresh(ctx context.Context, name string) (RefreshReport, erro
 			return RefreshReport{}, &UnknownServerError{Name: name, Known: m.knownServers()}
 		}
 		targets = []*server{s}
+	}
+	if !m.started.Load() {
+		return RefreshReport{}, errors.New("MCP servers are not started yet")
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc

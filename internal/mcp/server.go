@@ -435,6 +435,8 @@ func (s *server) close() {
 	s.closed = true
 	sess := s.sess
 	s.sess = nil
+	s.state = StateFailed
+	s.lastErr = "the MCP client was closed"
 	if s.debounce != nil {
 		s.debounce.Stop()
 	}
