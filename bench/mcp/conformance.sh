@@ -25,6 +25,10 @@ scenarios=("$@")
 
 if [ ! -x "$dir/node_modules/.bin/conformance" ] || [ ! -x "$dir/node_modules/node/bin/node" ]; then
 	mkdir -p "$dir"
+	# A package.json of its own keeps npm from installing into a parent
+	# project, and allowScripts lets node@22 run the preinstall that fetches
+	# its binary (npm 11 skips dependency install scripts by default).
+	[ -f "$dir/package.json" ] || echo '{"private": true, "allowScripts": {"node": true}}' >"$dir/package.json"
 	(cd "$dir" && npm install --no-audit --no-fund @modelcontextprotocol/conformance node@22 >/dev/null)
 fi
 node22="$dir/node_modules/node/bin/node"
