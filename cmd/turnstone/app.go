@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"turnstone/internal/llm/openai"
 	"turnstone/internal/mcp"
 	"turnstone/internal/netguard"
+	"turnstone/internal/secrets"
 	"turnstone/internal/tool"
 	"turnstone/internal/tool/compute"
 	"turnstone/internal/tool/fileops"
@@ -35,6 +37,8 @@ type app struct {
 	// model is the current model name; /model changes it through the
 	// session, and tools that depend on the model (vision) read it here.
 	model atomic.Pointer[string]
+	// redactor hides turnstone's own credentials in tool output.
+	redactor *secrets.Redactor
 	// mcp is shared by every session; nil when no servers are configured.
 	mcp *mcp.Manager
 }
@@ -43,6 +47,11 @@ type app struct {
 // except model auto-detection, which needs the endpoint anyway.
 func newApp(ctx context.Context, s *settings, needModel bool) (*app, error) {
 	a := &app{set: s, schemas: tool.MustLoadSchemas(), overrides: capabilityOverrides(s.file)}
+	secretValues := []string{s.apiKey, s.file.API.APIKey, s.file.API.TavilyKey}
+	for _, name := range secrets.EnvNames() {
+		secretValues = append(secretValues, os.Getenv(name))
+	}
+	a.redactor = secrets.NewRedactor(secretValues...)
 	if needModel && s.model == "" {
 		m, err := detectModel(ctx, s)
 		if err != nil {
@@ -107,7 +116,7 @@ func (a *app) builtinTools() []tool.Tool {
 	vision := func() bool { return a.caps().SupportsVision }
 	f := a.set.file
 	return []tool.Tool{
-		fileops.NewBash(sc.MustSpec("bash"), fileops.BashOptions{Timeout: a.set.toolTimeout}),
+		fileops.NewBash(sc.MustSpec("bash"), fileops.BashOptions{Timeout: a.set.toolTimeout, Env: secrets.ScrubEnv(os.Environ())}),
 		fileops.NewReadFile(sc.MustSpec("read_file"), read, fileops.ReadFileOptions{Vision: vision}),
 		fileops.NewWriteFile(sc.MustSpec("write_file"), read),
 		fileops.NewEditFile(sc.MustSpec("edit_file"), read),

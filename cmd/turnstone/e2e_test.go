@@ -36,11 +36,17 @@ func TestMain(m *testing.M) {
 
 // run executes the binary in dir with an isolated config home.
 func run(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	return runEnv(t, nil, dir, stdin, args...)
+}
+
+// runEnv is run with extra environment variables (they win over the defaults).
+func runEnv(t *testing.T, env []string, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(binPath, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(),
 		"OPENAI_API_KEY=", "OPENAI_BASE_URL=", "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -251,5 +257,37 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 	if reqs[0].JSON["max_completion_tokens"] != 111.0 || reqs[1].JSON["max_completion_tokens"] != 222.0 {
 		t.Fatalf("max tokens: %v %v", reqs[0].JSON["max_completion_tokens"], reqs[1].JSON["max_completion_tokens"])
+	}
+}
+
+// The API key is neither inherited by bash nor echoed back to the model.
+func TestSecretsStayOutOfToolOutput(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "leak.txt"), []byte("key: sk-test-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(
+		llmtest.Reply{ToolCalls: []llm.ToolCall{
+			tc("bash", `{"command":"echo env=$OPENAI_API_KEY"}`),
+			tc("read_file", `{"path":"leak.txt"}`),
+		}},
+		llmtest.Reply{Content: "ok"},
+	)
+	out, errOut, code := runEnv(t, []string{"OPENAI_API_KEY=sk-test-0123456789"}, dir, "", "--base-url", srv.URL(), "-p", "go", "--output-format", "stream-json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if strings.Contains(out, "sk-test-0123456789") {
+		t.Fatalf("secret in output: %s", out)
+	}
+	if !strings.Contains(out, `"env="`) || !strings.Contains(out, "[redacted]") {
+		t.Fatalf("expected the bash output and a redaction: %s", out)
+	}
+	for _, r := range srv.ChatRequests()[1:] {
+		if strings.Contains(string(r.Body), "sk-test-0123456789") {
+			t.Fatal("secret reached the model")
+		}
 	}
 }

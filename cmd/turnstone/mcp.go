@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"turnstone/internal/mcp"
+	"turnstone/internal/secrets"
 	"turnstone/internal/ui/terminal"
 )
 
@@ -60,6 +61,7 @@ func (a *app) startMCP(ctx context.Context) error {
 	opts.RefreshInterval = a.set.mcpRefresh
 	opts.Vision = func() bool { return a.caps().SupportsVision }
 	opts.ClientVersion = version
+	opts.Env = secrets.ScrubEnv(os.Environ())
 	opts.Logf = func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "[mcp] "+strings.TrimRight(format, "\n")+"\n", args...)
 	}

@@ -47,6 +47,7 @@ func (a *app) session(ui engine.UI, catalog tool.Catalog) (*engine.Session, erro
 		ToolTruncation:  s.toolTruncation,
 		SkipPermissions: s.skipPermissions,
 		Instructions:    s.instructions,
+		Redact:          a.redactor.Redact,
 	})
 }
 

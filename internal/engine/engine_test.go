@@ -371,6 +371,29 @@ func TestTruncationAndPanic(t *testing.T) {
 	}
 }
 
+func TestRedaction(t *testing.T) {
+	leak := echoTool{name: "leak", run: func(_ context.Context, _ tool.Args, emit tool.Emit) tool.Result {
+		emit("chunk sk-secret-123")
+		return tool.Result{Output: "key=sk-secret-123"}
+	}}
+	p := &scripted{replies: []llm.Response{calls(call("c1", "leak", `{}`)), answer("ok")}}
+	ui := &recUI{}
+	reg, _ := tool.NewRegistry(leak)
+	s, _ := New(Options{Provider: p, Catalog: reg, UI: ui,
+		Redact: func(s string) string { return strings.ReplaceAll(s, "sk-secret-123", "[redacted]") }})
+	if _, err := s.Send(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if tm := toolMessages(s); tm[0].Content != "key=[redacted]" {
+		t.Fatalf("model saw %q", tm[0].Content)
+	}
+	for _, e := range ui.events {
+		if c, ok := e.(ToolOutputChunkEvent); ok && strings.Contains(c.Chunk, "sk-secret") {
+			t.Fatalf("chunk leaked: %q", c.Chunk)
+		}
+	}
+}
+
 func TestLengthDropsPartialToolCalls(t *testing.T) {
 	r := calls(call("c1", "echo", `{"text":`))
 	r.FinishReason = llm.FinishLength

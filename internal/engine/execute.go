@@ -82,7 +82,7 @@ func (s *Session) runOne(ctx context.Context, it *item) (res tool.Result) {
 	}()
 	id := it.call.ID
 	return it.prepared.Run(ctx, func(chunk string) {
-		s.emit(ToolOutputChunkEvent{CallID: id, Chunk: chunk})
+		s.emit(ToolOutputChunkEvent{CallID: id, Chunk: s.opts.Redact(chunk)})
 	})
 }
 
@@ -96,13 +96,13 @@ func (s *Session) debugOn() bool {
 // what the model receives.
 func (s *Session) finish(it *item, res tool.Result) {
 	limit := s.TruncationLimit()
-	res.Output = tool.Truncate(res.Output, limit)
+	res.Output = tool.Truncate(s.opts.Redact(res.Output), limit)
 	if len(res.Parts) > 0 {
 		parts := make([]llm.Part, len(res.Parts))
 		copy(parts, res.Parts)
 		for i := range parts {
 			if parts[i].Type == llm.PartText {
-				parts[i].Text = tool.Truncate(parts[i].Text, limit)
+				parts[i].Text = tool.Truncate(s.opts.Redact(parts[i].Text), limit)
 			}
 		}
 		res.Parts = parts

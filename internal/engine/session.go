@@ -51,6 +51,10 @@ type Options struct {
 	SkipPermissions bool
 	// Instructions are appended to the system prompt verbatim.
 	Instructions string
+	// Redact, when set, is applied to every tool result and output chunk
+	// before anyone sees it, so known secrets (API keys) never reach the
+	// model or a frontend.
+	Redact func(string) string
 }
 
 // Turn is the outcome of one Send.
@@ -95,6 +99,9 @@ func New(opts Options) (*Session, error) {
 	}
 	if opts.ContextWindow <= 0 {
 		opts.ContextWindow = DefaultContextWindow
+	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
 	}
 	if opts.WorkspaceID == "" {
 		opts.WorkspaceID = NewID()

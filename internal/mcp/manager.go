@@ -44,6 +44,10 @@ type Options struct {
 	// Vision reports whether the current model accepts images; when it
 	// does, image results are passed through as image parts.
 	Vision func() bool
+	// Env is the base environment of stdio servers, under each server's
+	// configured env; nil means the process environment. The wiring passes
+	// it with turnstone's own secrets (API keys) removed.
+	Env []string
 	// ClientVersion is sent as clientInfo.version.
 	ClientVersion string
 	// Debounce is the quiet period after tools/list_changed. Default 100 ms.
@@ -155,7 +159,7 @@ func (m *Manager) transportFor(cfg ServerConfig, stderr *tailBuffer) (sdk.Transp
 	if m.opts.transport != nil {
 		return m.opts.transport(cfg, stderr)
 	}
-	return newTransport(cfg, stderr)
+	return newTransport(cfg, m.opts.Env, stderr)
 }
 
 // ServerError is a per-server problem reported once by Start.

@@ -68,7 +68,7 @@ func (t *tailBuffer) Reset() {
 
 // newTransport builds the SDK transport for a server. For stdio it also
 // returns the started-process hook used to clean up its process group.
-func newTransport(cfg ServerConfig, stderr *tailBuffer) (sdk.Transport, error) {
+func newTransport(cfg ServerConfig, baseEnv []string, stderr *tailBuffer) (sdk.Transport, error) {
 	switch cfg.Transport() {
 	case TransportHTTP:
 		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers)}, nil
@@ -77,7 +77,10 @@ func newTransport(cfg ServerConfig, stderr *tailBuffer) (sdk.Transport, error) {
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
-	cmd.Env = childEnv(os.Environ(), cfg.Env)
+	if baseEnv == nil {
+		baseEnv = os.Environ()
+	}
+	cmd.Env = childEnv(baseEnv, cfg.Env)
 	cmd.Stderr = stderr
 	// A grandchild (npx → node) can hold the stderr pipe open after the
 	// child exits; do not let that stall Wait.
