@@ -25,7 +25,10 @@ func main() {
 		os.Exit(2)
 	}
 	res := p.Run(context.Background(), nil)
-	os.Stdout.WriteString(res.Output + "\n")
+	// Two writes, not one concatenation: copying a 10 MB result into fresh
+	// memory costs more than the search's own output assembly.
+	os.Stdout.WriteString(res.Output)
+	os.Stdout.WriteString("\n")
 	if res.IsError {
 		os.Exit(1)
 	}
