@@ -31,6 +31,7 @@ func runREPL(ctx context.Context, s *settings) error {
 		Spinner:       terminal.IsTerminal(os.Stderr),
 		Model:         s.model,
 		ContextWindow: s.contextWindow,
+		Effort:        s.effort,
 		Banner:        a.banner(),
 		Commands:      a.replCommands(),
 		ListTools:     func() []terminal.ToolRow { return toolRows(catalog, a.inner()) },

@@ -191,11 +191,15 @@ func (u *UI) statusLine() string {
 		ctx = u.opts.ContextWindow
 	}
 	total := u.usage.Usage.TotalTokens
+	effort := ""
+	if e := u.opts.Effort; e != "" && e != "medium" {
+		effort = " · reasoning: " + e
+	}
 	if ctx <= 0 {
-		return fmt.Sprintf("  [%s tokens]", thousands(total))
+		return fmt.Sprintf("  [%s tokens%s]", thousands(total), effort)
 	}
 	pct := float64(total) * 100 / float64(ctx)
-	return fmt.Sprintf("  [%s / %s tokens (%.0f%%)]", thousands(total), thousands(ctx), pct)
+	return fmt.Sprintf("  [%s / %s tokens (%.0f%%)%s]", thousands(total), thousands(ctx), pct, effort)
 }
 
 // thousands formats n with comma separators.

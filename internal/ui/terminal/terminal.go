@@ -60,7 +60,10 @@ type Options struct {
 	// Banner lines are printed after "Chat with {model}" (MCP counts, ...).
 	Banner        []string
 	ContextWindow int
-	Commands      []Command
+	// Effort is the reasoning effort; the status line names it when it is
+	// not the default "medium".
+	Effort   string
+	Commands []Command
 	// ListTools feeds /tools; nil means the command reports no tool list.
 	ListTools func() []ToolRow
 	// HistoryFile keeps the line-editor history between runs; empty: none.
