@@ -74,6 +74,22 @@ func newApp(ctx context.Context, s *settings, needModel bool) (*app, error) {
 	return a, nil
 }
 
+// openApp builds the app and, when withMCP is set, connects the MCP
+// servers. The caller must close it.
+func openApp(ctx context.Context, s *settings, needModel, withMCP bool) (*app, error) {
+	a, err := newApp(ctx, s, needModel)
+	if err != nil {
+		return nil, err
+	}
+	if withMCP {
+		if err := a.startMCP(ctx); err != nil {
+			a.close()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
 func (a *app) setModel(name string) { a.model.Store(&name) }
 
 // caps are the current model's capabilities (table + config overrides).

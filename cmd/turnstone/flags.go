@@ -84,7 +84,6 @@ type settings struct {
 	searchMax        int
 	mcpConfig        string
 	mcpRefresh       time.Duration
-	warnings         []string
 }
 
 const defaultBaseURL = "http://localhost:8000/v1"
@@ -106,7 +105,10 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 		return nil, err
 	}
 	file.ApplyEnv(os.Getenv)
-	s := &settings{file: file, configPath: path, warnings: warns}
+	for _, w := range warns {
+		fmt.Fprintln(os.Stderr, "turnstone: warning:", w)
+	}
+	s := &settings{file: file, configPath: path}
 
 	pick := func(flagName, flagVal, fileVal, def string) string {
 		switch {

@@ -120,14 +120,11 @@ func newMCPCmd(f *flags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			a, err := newApp(cmd.Context(), s, false)
+			a, err := openApp(cmd.Context(), s, false, true)
 			if err != nil {
 				return err
 			}
 			defer a.close()
-			if err := a.startMCP(cmd.Context()); err != nil {
-				return err
-			}
 			if a.mcp == nil {
 				fmt.Println("No MCP servers configured.")
 				return nil

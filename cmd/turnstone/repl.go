@@ -16,14 +16,11 @@ import (
 // Ctrl-C handling around each turn, so the context here is not tied to
 // SIGINT (Ctrl-C interrupts a turn, never the program).
 func runREPL(ctx context.Context, s *settings) error {
-	a, err := newApp(ctx, s, true)
+	a, err := openApp(ctx, s, true, true)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	if err := a.startMCP(ctx); err != nil {
-		return err
-	}
 	catalog := a.catalog()
 	ui := terminal.New(terminal.Options{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,

@@ -21,9 +21,6 @@ func runMain(cmd *cobra.Command, f *flags) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range s.warnings {
-		fmt.Fprintln(os.Stderr, "turnstone: warning:", w)
-	}
 	if cmd.Flags().Changed("prompt") {
 		return runHeadless(cmd.Context(), s, f)
 	}
@@ -69,14 +66,11 @@ func runHeadless(parent context.Context, s *settings, f *flags) error {
 	}
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt)
 	defer stop()
-	a, err := newApp(ctx, s, true)
+	a, err := openApp(ctx, s, true, true)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	if err := a.startMCP(ctx); err != nil {
-		return err
-	}
 	ui := headless.New(format, os.Stdout)
 	catalog := a.catalog()
 	sess, err := a.session(ui, catalog)

@@ -23,14 +23,11 @@ func newToolsCmd(f *flags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			a, err := newApp(cmd.Context(), s, false)
+			a, err := openApp(cmd.Context(), s, false, true)
 			if err != nil {
 				return err
 			}
 			defer a.close()
-			if err := a.startMCP(cmd.Context()); err != nil {
-				return err
-			}
 			printTools(a.inner())
 			return nil
 		},
@@ -52,17 +49,13 @@ tool's primary key.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
-			a, err := newApp(ctx, s, false)
+			// MCP servers start only when the call needs them.
+			needMCP := strings.HasPrefix(args[0], "mcp__") || args[0] == "tool_search"
+			a, err := openApp(ctx, s, false, needMCP)
 			if err != nil {
 				return err
 			}
 			defer a.close()
-			// MCP servers start only when the call needs them.
-			if strings.HasPrefix(args[0], "mcp__") || args[0] == "tool_search" {
-				if err := a.startMCP(ctx); err != nil {
-					return err
-				}
-			}
 			sess, err := a.session(engine.NullUI{}, a.catalog())
 			if err != nil {
 				return err
