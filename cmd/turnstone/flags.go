@@ -111,13 +111,7 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 	s := &settings{file: file, configPath: path}
 
 	pick := func(flagName, flagVal, fileVal, def string) string {
-		switch {
-		case changed(flagName):
-			return flagVal
-		case fileVal != "":
-			return fileVal
-		}
-		return def
+		return pickValue(changed(flagName), flagVal, fileVal, def)
 	}
 	s.baseURL = pick("base-url", f.baseURL, file.API.BaseURL, "")
 	s.provider = pick("provider", f.provider, file.API.Provider, "")
@@ -144,27 +138,27 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 		t := 0.5
 		s.temperature = &t
 	}
-	s.maxTokens = pickInt(changed("max-tokens"), f.maxTokens, file.Model.MaxTokens, 32768)
+	s.maxTokens = pickValue(changed("max-tokens"), f.maxTokens, file.Model.MaxTokens, 32768)
 	s.effort = pick("reasoning-effort", f.effort, file.Model.ReasoningEffort, "medium")
-	s.contextWindow = pickInt(changed("context-window"), f.contextWindow, file.Model.ContextWindow, 131072)
+	s.contextWindow = pickValue(changed("context-window"), f.contextWindow, file.Model.ContextWindow, 131072)
 	s.contextWindowSet = changed("context-window") || file.Model.ContextWindow != 0
 	s.instructions = pick("instructions", f.instructions, file.Session.Instructions, "")
-	timeout := pickFloat(changed("tool-timeout"), f.toolTimeout, file.Tools.Timeout, 120)
+	timeout := pickValue(changed("tool-timeout"), f.toolTimeout, file.Tools.Timeout, 120)
 	if timeout <= 0 {
 		return nil, fmt.Errorf("--tool-timeout must be positive seconds (got %v)", timeout)
 	}
 	s.toolTimeout = time.Duration(timeout * float64(time.Second))
-	s.toolTruncation = pickInt(changed("tool-truncation"), f.toolTruncation, file.Tools.Truncation, 0)
+	s.toolTruncation = pickValue(changed("tool-truncation"), f.toolTruncation, file.Tools.Truncation, 0)
 	s.skipPermissions = f.skipPermissions || (!changed("skip-permissions") && file.Tools.SkipPermissions)
 	s.toolSearch = pick("tool-search", f.toolSearch, file.Tools.Search, "auto")
-	s.searchThreshold = pickInt(changed("tool-search-threshold"), f.searchThreshold, file.Tools.SearchThreshold, 20)
-	s.searchMax = pickInt(changed("tool-search-max-results"), f.searchMax, file.Tools.SearchMaxResults, 5)
+	s.searchThreshold = pickValue(changed("tool-search-threshold"), f.searchThreshold, file.Tools.SearchThreshold, 20)
+	s.searchMax = pickValue(changed("tool-search-max-results"), f.searchMax, file.Tools.SearchMaxResults, 5)
 	s.mcpConfig = pick("mcp-config", f.mcpConfig, file.MCP.ConfigPath, "")
 	refresh := 14400.0
 	if file.MCP.RefreshInterval != nil {
 		refresh = *file.MCP.RefreshInterval
 	}
-	refresh = pickFloat(changed("mcp-refresh-interval"), f.mcpRefresh, 0, refresh)
+	refresh = pickValue(changed("mcp-refresh-interval"), f.mcpRefresh, 0, refresh)
 	if refresh < 0 {
 		return nil, fmt.Errorf("--mcp-refresh-interval must be 0 or more seconds (got %v)", refresh)
 	}
@@ -178,21 +172,14 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 	return s, nil
 }
 
-func pickInt(flagSet bool, flagVal, fileVal, def int) int {
+// pickValue applies the precedence for one setting: the flag when given,
+// else the file's value when set (non-zero), else the default.
+func pickValue[T comparable](flagSet bool, flagVal, fileVal, def T) T {
+	var zero T
 	switch {
 	case flagSet:
 		return flagVal
-	case fileVal != 0:
-		return fileVal
-	}
-	return def
-}
-
-func pickFloat(flagSet bool, flagVal, fileVal, def float64) float64 {
-	switch {
-	case flagSet:
-		return flagVal
-	case fileVal != 0:
+	case fileVal != zero:
 		return fileVal
 	}
 	return def
