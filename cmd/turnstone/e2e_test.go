@@ -244,16 +244,24 @@ func TestConfigPrecedence(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv.Enqueue(llmtest.Reply{Content: "a"}, llmtest.Reply{Content: "b"})
+	srv.Enqueue(llmtest.Reply{Content: "a"}, llmtest.Reply{Content: "b"}, llmtest.Reply{Content: "c"}, llmtest.Reply{Content: "d"})
 	if _, e, code := run(t, t.TempDir(), "", "--config", cfg, "-p", "x"); code != 0 {
 		t.Fatal(e)
 	}
 	if _, e, code := run(t, t.TempDir(), "", "--config", cfg, "-p", "x", "--model", "flag-model", "--max-tokens", "222"); code != 0 {
 		t.Fatal(e)
 	}
+	env := []string{"TURNSTONE_MODEL=env-model"}
+	if _, e, code := runEnv(t, env, t.TempDir(), "", "--config", cfg, "-p", "x"); code != 0 {
+		t.Fatal(e)
+	}
+	if _, e, code := runEnv(t, env, t.TempDir(), "", "--config", cfg, "-p", "x", "--model", "flag-model"); code != 0 {
+		t.Fatal(e)
+	}
 	reqs := srv.ChatRequests()
-	if reqs[0].JSON["model"] != "file-model" || reqs[1].JSON["model"] != "flag-model" {
-		t.Fatalf("models: %v %v", reqs[0].JSON["model"], reqs[1].JSON["model"])
+	got := []any{reqs[0].JSON["model"], reqs[1].JSON["model"], reqs[2].JSON["model"], reqs[3].JSON["model"]}
+	if fmt.Sprint(got) != "[file-model flag-model env-model flag-model]" {
+		t.Fatalf("flag > env > file > default violated: %v", got)
 	}
 	if reqs[0].JSON["max_completion_tokens"] != 111.0 || reqs[1].JSON["max_completion_tokens"] != 222.0 {
 		t.Fatalf("max tokens: %v %v", reqs[0].JSON["max_completion_tokens"], reqs[1].JSON["max_completion_tokens"])
