@@ -83,6 +83,9 @@ type Provider struct {
 	client      *http.Client
 	retry       llm.RetryPolicy
 	effortParam EffortParam
+	// official is true for api.openai.com, which rejects fields that
+	// self-hosted servers need (max_tokens next to max_completion_tokens).
+	official bool
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -106,9 +109,12 @@ func New(opts Options) *Provider {
 	if p.retry == (llm.RetryPolicy{}) {
 		p.retry = llm.DefaultRetry
 	}
+	if u, err := url.Parse(base); err == nil && u.Hostname() == "api.openai.com" {
+		p.official = true
+	}
 	if p.effortParam == EffortAuto {
 		p.effortParam = EffortTemplateKwargs
-		if u, err := url.Parse(base); err == nil && u.Hostname() == "api.openai.com" {
+		if p.official {
 			p.effortParam = EffortTopLevel
 		}
 	}

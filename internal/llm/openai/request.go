@@ -84,6 +84,11 @@ func (p *Provider) body(req llm.Request, stream bool) ([]byte, error) {
 	}
 	if req.MaxTokens > 0 {
 		b["max_completion_tokens"] = req.MaxTokens
+		if !p.official {
+			// llama.cpp and older vLLM builds read only max_tokens; OpenAI
+			// rejects it for reasoning models, so it goes elsewhere only.
+			b["max_tokens"] = req.MaxTokens
+		}
 	}
 	if req.Temperature != nil {
 		b["temperature"] = *req.Temperature

@@ -76,6 +76,7 @@ func TestRequestBodyShape(t *testing.T) {
 		"stream":                true,
 		"stream_options":        map[string]any{"include_usage": true},
 		"max_completion_tokens": 1000.0,
+		"max_tokens":            1000.0, // for llama.cpp; never sent to api.openai.com
 		"temperature":           0.5,
 		"chat_template_kwargs":  map[string]any{"reasoning_effort": "high"},
 		"messages": []any{
@@ -132,10 +133,10 @@ func TestRequestBodyOptionalFields(t *testing.T) {
 		{
 			name:    "openai host gets top-level effort",
 			opts:    Options{BaseURL: "https://api.openai.com/v1"},
-			req:     llm.Request{Model: "o3", ReasoningEffort: "low"},
+			req:     llm.Request{Model: "o3", ReasoningEffort: "low", MaxTokens: 50},
 			stream:  true,
-			present: map[string]any{"reasoning_effort": "low"},
-			absent:  []string{"chat_template_kwargs"},
+			present: map[string]any{"reasoning_effort": "low", "max_completion_tokens": 50.0},
+			absent:  []string{"chat_template_kwargs", "max_tokens"},
 		},
 		{
 			name:   "effort omitted on request",
