@@ -331,7 +331,7 @@ func TestNativeToolSearch(t *testing.T) {
 	if got := body(t, s, 0, "tools.0.defer_loading"); got != `null` {
 		t.Errorf("always-on tool deferred: %s", got)
 	}
-	if got := body(t, s, 0, "tools.5"); got != `{"name":"tool_search","type":"tool_search_tool_bm25_20251119"}` {
+	if got := body(t, s, 0, "tools.5"); got != `{"name":"tool_search_tool_bm25","type":"tool_search_tool_bm25_20251119"}` {
 		t.Errorf("last tool = %s, want the tool search server tool", got)
 	}
 

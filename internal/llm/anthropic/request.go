@@ -200,7 +200,9 @@ func convertTools(defs []llm.ToolDef, caps llm.Capabilities) []any {
 		out = append(out, serverTool{Type: webSearchTool, Name: "web_search"})
 	}
 	if deferred {
-		out = append(out, serverTool{Type: toolSearchTool, Name: "tool_search"})
+		// The API names this server tool tool_search_tool_bm25; the
+		// original sent "tool_search", which the schema does not allow.
+		out = append(out, serverTool{Type: toolSearchTool, Name: "tool_search_tool_bm25"})
 	}
 	return out
 }

@@ -210,7 +210,7 @@ func TestConvertTools(t *testing.T) {
 		`{"name":"mcp__gh__issue","description":"gh","input_schema":{"type":"object"},"defer_loading":true},` +
 		`{"name":"broken","input_schema":{"type":"object","properties":{}}},` +
 		`{"type":"web_search_20250305","name":"web_search"},` +
-		`{"type":"tool_search_tool_bm25_20251119","name":"tool_search"}]`
+		`{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}]`
 	if native != want {
 		t.Errorf("native tools =\n%s\nwant\n%s", native, want)
 	}
