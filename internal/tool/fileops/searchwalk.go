@@ -3,6 +3,7 @@ package fileops
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,8 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // chunkSize is the read unit; a file is searched chunk by chunk (cut at line
@@ -70,16 +73,35 @@ func (a *arena) reserve(n int) {
 func (a *arena) begin()      { a.start = len(a.cur) }
 func (a *arena) end() []byte { return a.cur[a.start:len(a.cur):len(a.cur)] }
 
-// walker runs a parallel walk: workers share a LIFO stack of tasks; listing
-// a directory pushes its children. pending counts tasks queued or running,
-// so the walk is over when it reaches zero.
+// walker runs a parallel walk. Each worker keeps a LIFO stack of its own
+// tasks (listing a directory pushes its children there) and hands part of
+// it to the shared stack only when another worker is idle, so the common
+// case takes no lock and wakes no goroutine: handing work between
+// goroutines costs futex calls and scheduler spinning that, for a tree of
+// small files, add up to more than the search itself.
 type walker struct {
-	ctx     context.Context
+	done    <-chan struct{} // the search context's; closed = stop
 	m       *matcher
-	mu      sync.Mutex
-	cond    *sync.Cond
-	stack   []task
-	pending int
+	workers int
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	shared []task
+	over   bool         // the walk is finished or cancelled (under mu)
+	idle   atomic.Int32 // workers waiting in take; changed under mu
+}
+
+// worker is one walking goroutine's state; its buffers are reused from
+// task to task.
+type worker struct {
+	w     *walker
+	local []task
+	buf   []byte   // file contents
+	dents []byte   // raw directory entries
+	ents  []dirent // parsed directory entries (names point into dents)
+	hits  []fileHits
+	errs  []string
+	arena arena
 }
 
 // searchPath searches root (a file or a directory) with m using workers
@@ -102,154 +124,397 @@ func searchPath(ctx context.Context, m *matcher, root string, workers int) (sear
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	w := &walker{ctx: ctx, m: m, stack: []task{first}, pending: 1}
+	w := &walker{done: ctx.Done(), m: m, workers: workers, shared: []task{first}}
 	w.cond = sync.NewCond(&w.mu)
-	type local struct {
-		hits  []fileHits
-		errs  []string
-		arena arena
-	}
-	locals := make([]local, workers)
+	stop := context.AfterFunc(ctx, w.finish)
+	defer stop()
+	ws := make([]worker, workers)
 	var wg sync.WaitGroup
-	for i := range workers {
-		wg.Go(func() {
-			buf := make([]byte, chunkSize)
-			for {
-				t, ok := w.pop()
-				if !ok {
-					return
-				}
-				if t.dir {
-					if err := w.list(t); err != nil {
-						locals[i].errs = append(locals[i].errs, t.path+": "+describeErr(err))
-					}
-				} else {
-					h, err := searchFile(ctx, m, t.path, &buf, &locals[i].arena)
-					if err != nil {
-						locals[i].errs = append(locals[i].errs, t.path+": "+describeErr(err))
-					}
-					if h.matches > 0 {
-						locals[i].hits = append(locals[i].hits, h)
-					}
-				}
-				w.done()
-			}
-		})
+	for i := range ws {
+		ws[i].w = w
+		wg.Go(ws[i].run)
 	}
 	wg.Wait()
 	var res searchResult
 	var hits []fileHits
-	for _, l := range locals {
-		hits = append(hits, l.hits...)
-		res.unreadable = append(res.unreadable, l.errs...)
+	for i := range ws {
+		hits = append(hits, ws[i].hits...)
+		res.unreadable = append(res.unreadable, ws[i].errs...)
 	}
 	slices.SortFunc(hits, func(a, b fileHits) int { return compareSlashed(a.path, b.path) })
 	slices.Sort(res.unreadable)
-	size := 0
-	for _, h := range hits {
-		size += len(h.out)
-	}
-	var out strings.Builder
-	out.Grow(size)
-	for _, h := range hits {
-		out.Write(h.out)
-		res.matches += h.matches
-	}
-	res.out = out.String()
+	res.out, res.matches = joinHits(hits, workers)
 	return res, nil
 }
 
-// pop takes the next task, waiting while others may still add some; ok is
-// false when the walk is over or cancelled.
-func (w *walker) pop() (task, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for len(w.stack) == 0 && w.pending > 0 && w.ctx.Err() == nil {
-		w.cond.Wait()
+// joinHits concatenates the files' output in order. A large result is
+// copied by several goroutines, each filling one stretch of the buffer:
+// the copy of a result of many megabytes is mostly page faults on the
+// fresh buffer, and those run in parallel.
+func joinHits(hits []fileHits, workers int) (string, int) {
+	size, matches := 0, 0
+	for _, h := range hits {
+		size += len(h.out)
+		matches += h.matches
 	}
-	if len(w.stack) == 0 || w.ctx.Err() != nil {
-		return task{}, false
+	if size == 0 {
+		return "", matches
 	}
-	t := w.stack[len(w.stack)-1]
-	w.stack = w.stack[:len(w.stack)-1]
-	return t, true
+	out := make([]byte, size)
+	if size < parallelJoinMin {
+		workers = 1
+	}
+	per := size/workers + 1
+	var wg sync.WaitGroup
+	start, off, part := 0, 0, 0
+	for i, h := range hits {
+		part += len(h.out)
+		if part < per && i < len(hits)-1 {
+			continue
+		}
+		dst, src := out[off:off+part], hits[start:i+1]
+		wg.Go(func() { copyHits(dst, src) })
+		start, off, part = i+1, off+part, 0
+	}
+	wg.Wait()
+	return unsafe.String(unsafe.SliceData(out), len(out)), matches
 }
 
-func (w *walker) push(ts []task) {
-	if len(ts) == 0 {
-		return
+// parallelJoinMin is the result size from which joinHits copies in parallel.
+const parallelJoinMin = 1 << 20
+
+// copyHits copies the files' output into dst, which has exactly their size.
+func copyHits(dst []byte, hits []fileHits) {
+	n := 0
+	for _, h := range hits {
+		n += copyHit(dst[n:], h.out)
 	}
+}
+
+// copyHit is a separate function so that the copy loop has a preemption
+// point per file: a loop of inlined copies can only be stopped by signals,
+// which, landing in memmove, fail and are retried by a GC that wants to
+// scan this goroutine's stack — thousands of signals for a 10 MB result.
+//
+//go:noinline
+func copyHit(dst, src []byte) int { return copy(dst, src) }
+
+// stopped reports whether the search context is done.
+func (w *walker) stopped() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// finish ends the walk and wakes the idle workers so they can exit.
+func (w *walker) finish() {
 	w.mu.Lock()
-	w.stack = append(w.stack, ts...)
-	w.pending += len(ts)
+	w.over = true
 	w.mu.Unlock()
 	w.cond.Broadcast()
 }
 
-// done marks a popped task finished; the last one (or a cancelled context)
-// wakes the idle workers so they can exit.
-func (w *walker) done() {
+// take moves tasks from the shared stack to local (which is empty), waiting
+// while another worker may still share some; false means the walk is over:
+// every worker is idle with nothing shared, or the context is done.
+func (w *walker) take(local *[]task) bool {
 	w.mu.Lock()
-	w.pending--
-	last := w.pending == 0 || w.ctx.Err() != nil
+	defer w.mu.Unlock()
+	w.idle.Add(1)
+	for len(w.shared) == 0 && !w.over {
+		if int(w.idle.Load()) == w.workers {
+			w.over = true
+			w.cond.Broadcast()
+			break
+		}
+		w.cond.Wait()
+	}
+	if w.over {
+		return false
+	}
+	w.idle.Add(-1)
+	n := (len(w.shared) + 1) / 2 // leave some for the next idle worker
+	*local = append(*local, w.shared[len(w.shared)-n:]...)
+	w.shared = w.shared[:len(w.shared)-n]
+	return true
+}
+
+// share gives the bottom half of local (the tasks queued first, which
+// include the largest unvisited directories) to idle workers.
+func (w *walker) share(local *[]task) {
+	w.mu.Lock()
+	if len(w.shared) > 0 || w.over {
+		w.mu.Unlock()
+		return // an idle worker has yet to take what is there
+	}
+	l := *local
+	n := len(l) / 2
+	w.shared = append(w.shared, l[:n]...)
+	*local = l[:copy(l, l[n:])]
 	w.mu.Unlock()
-	if last {
-		w.cond.Broadcast()
+	w.cond.Signal()
+}
+
+func (wk *worker) run() {
+	w := wk.w
+	wk.buf = make([]byte, chunkSize)
+	for {
+		if len(wk.local) == 0 && !w.take(&wk.local) {
+			return
+		}
+		if w.stopped() {
+			return
+		}
+		t := wk.local[len(wk.local)-1]
+		wk.local = wk.local[:len(wk.local)-1]
+		if t.dir {
+			if err := wk.list(t); err != nil {
+				wk.errs = append(wk.errs, t.path+": "+describeErr(err))
+			}
+		} else {
+			h, err := searchFile(w, t.path, &wk.buf, &wk.arena)
+			if err != nil {
+				wk.errs = append(wk.errs, t.path+": "+describeErr(err))
+			}
+			if h.matches > 0 {
+				wk.hits = append(wk.hits, h)
+			}
+		}
+		if len(wk.local) > 1 && w.idle.Load() > 0 {
+			w.share(&wk.local)
+		}
 	}
 }
 
 // list reads a directory and queues its children: regular files and
 // directories only (symlinks, devices, FIFOs and sockets are skipped, as
 // grep -r does), never VCS metadata, and nothing a .gitignore excludes.
-func (w *walker) list(t task) error {
-	f, err := os.Open(t.path)
-	if err != nil {
-		return err
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil && len(entries) == 0 {
+func (wk *worker) list(t task) error {
+	ents, err := wk.readDir(t.path)
+	if err != nil && len(ents) == 0 {
 		return err
 	}
 	chain, rel, repo := t.chain, t.rel, t.repo
 	hasIgnore := false
-	for _, e := range entries {
-		switch e.Name() {
+	for _, e := range ents {
+		switch string(e.name) {
 		case ".git":
 			chain, rel, repo = repoChain(t.path), "", true
 		case ".gitignore":
-			hasIgnore = e.Type().IsRegular()
+			hasIgnore = e.kind == kindFile
 		}
 	}
 	if repo && hasIgnore {
 		chain = chain.push(loadIgnoreFile(childPath(t.path, ".gitignore"), rel))
 	}
-	children := make([]task, 0, len(entries))
-	for _, e := range entries {
-		name := e.Name()
-		typ := e.Type()
-		isDir := typ.IsDir()
-		if !isDir && !typ.IsRegular() {
+	for _, e := range ents {
+		if e.kind != kindFile && e.kind != kindDir || vcsDirs[string(e.name)] {
 			continue
 		}
-		if vcsDirs[name] {
-			continue
-		}
-		c := task{path: childPath(t.path, name), dir: isDir, repo: repo}
+		isDir := e.kind == kindDir
+		c := task{path: childPathBytes(t.path, e.name), dir: isDir, repo: repo}
 		if repo {
-			c.rel = name
+			c.rel = c.path[len(c.path)-len(e.name):]
 			if rel != "" {
-				c.rel = rel + "/" + name
+				c.rel = rel + "/" + c.rel
 			}
 			if chain.ignored(c.rel, isDir) {
 				continue
 			}
 			c.chain = chain
 		}
-		children = append(children, c)
+		wk.local = append(wk.local, c)
 	}
-	w.push(children)
 	return nil
+}
+
+// childPathBytes is childPath for a name that is not yet a string, with
+// one allocation (the compiler does not copy a converted operand of a
+// concatenation).
+func childPathBytes(dir string, name []byte) string {
+	if strings.HasSuffix(dir, "/") {
+		return dir + string(name)
+	}
+	return dir + "/" + string(name)
+}
+
+// entryKind is what a directory entry is, as far as the walk cares.
+type entryKind uint8
+
+const (
+	kindOther   entryKind = iota // symlink, device, FIFO, socket: skipped
+	kindFile                     // regular file
+	kindDir                      // directory
+	kindUnknown                  // the file system did not say (DT_UNKNOWN)
+)
+
+// dirent is one directory entry; name points into the worker's buffer and
+// is valid until its next readDir.
+type dirent struct {
+	name []byte
+	kind entryKind
+}
+
+// direntMin is the free space readDir keeps in its buffer: more than the
+// largest linux_dirent64 (19 header bytes, a 255-byte name, NUL, padding).
+const direntMin = 4 << 10
+
+// readDir lists a directory. On Linux it calls getdents64 directly into a
+// reused buffer: os.Open registers the descriptor with the network poller
+// (an fcntl and a failing epoll_ctl per directory) and os.ReadDir allocates
+// per entry. Entries the file system gives no type for are resolved with
+// lstat. "." and ".." are left out.
+func (wk *worker) readDir(path string) ([]dirent, error) {
+	if runtime.GOOS != "linux" {
+		return wk.readDirPortable(path)
+	}
+	fd, err := openDir(path)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	if wk.dents == nil {
+		wk.dents = make([]byte, 0, 32<<10)
+	}
+	b := wk.dents[:0]
+	var rerr error
+	for {
+		if cap(b)-len(b) < direntMin {
+			b = slices.Grow(b, cap(b))
+		}
+		n, err := readDirent(fd, b[len(b):cap(b)])
+		if err != nil {
+			rerr = &fs.PathError{Op: "readdirent", Path: path, Err: err}
+			break
+		}
+		if n <= 0 {
+			break
+		}
+		b = b[:len(b)+n]
+	}
+	wk.dents = b
+	wk.ents = parseDirents(b, wk.ents[:0])
+	resolveUnknown(path, wk.ents)
+	return wk.ents, rerr
+}
+
+// resolveUnknown sets the kind of entries of dir whose type the file system
+// did not report (some, such as older XFS or network file systems, never
+// do) with lstat.
+func resolveUnknown(dir string, ents []dirent) {
+	for i := range ents {
+		if e := &ents[i]; e.kind == kindUnknown {
+			e.kind = lstatKind(childPathBytes(dir, e.name))
+		}
+	}
+}
+
+// parseDirents appends the entries of a buffer of linux_dirent64 records
+// (u64 inode, s64 offset, u16 record length, u8 type, NUL-terminated name)
+// to ents, without "." and ".." and without entries whose inode is 0 (the
+// file was removed). A truncated record ends the parse.
+func parseDirents(b []byte, ents []dirent) []dirent {
+	const nameOff = 19
+	for len(b) >= nameOff {
+		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+		if reclen < nameOff || reclen > len(b) {
+			break
+		}
+		rec := b[:reclen]
+		b = b[reclen:]
+		if binary.NativeEndian.Uint64(rec[0:8]) == 0 {
+			continue
+		}
+		name := rec[nameOff:]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if len(name) == 0 || string(name) == "." || string(name) == ".." {
+			continue
+		}
+		ents = append(ents, dirent{name: name, kind: direntKind(rec[18])})
+	}
+	return ents
+}
+
+// direntKind maps a d_type value.
+func direntKind(t byte) entryKind {
+	switch t {
+	case syscall.DT_REG:
+		return kindFile
+	case syscall.DT_DIR:
+		return kindDir
+	case syscall.DT_UNKNOWN:
+		return kindUnknown
+	}
+	return kindOther
+}
+
+// lstatKind is the kind of the entry at path, without following a symlink;
+// one that vanished or cannot be examined is skipped.
+func lstatKind(path string) entryKind {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Lstat(path, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return kindOther
+		}
+		break
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		return kindFile
+	case syscall.S_IFDIR:
+		return kindDir
+	}
+	return kindOther
+}
+
+// readDirPortable is readDir through the os package, for systems whose
+// dirent layout parseDirents does not know.
+func (wk *worker) readDirPortable(path string) ([]dirent, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	wk.ents = wk.ents[:0]
+	for _, e := range entries {
+		k := kindOther
+		switch t := e.Type(); {
+		case t.IsRegular():
+			k = kindFile
+		case t.IsDir():
+			k = kindDir
+		}
+		wk.ents = append(wk.ents, dirent{name: []byte(e.Name()), kind: k})
+	}
+	return wk.ents, err
+}
+
+func openDir(path string) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
+
+func readDirent(fd int, p []byte) (int, error) {
+	for {
+		n, err := syscall.ReadDirent(fd, p)
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
 }
 
 // searchFile searches one file chunk by chunk. A file with a NUL byte in its
@@ -257,7 +522,7 @@ func (w *walker) list(t task) error {
 // system calls are used because os.Open registers every file with the
 // network poller and a finalizer, which costs more than searching a small
 // file.
-func searchFile(ctx context.Context, m *matcher, path string, buf *[]byte, out *arena) (h fileHits, err error) {
+func searchFile(w *walker, path string, buf *[]byte, out *arena) (h fileHits, err error) {
 	h.path = path
 	out.begin()
 	defer func() { h.out = out.end() }()
@@ -297,8 +562,8 @@ func searchFile(ctx context.Context, m *matcher, path string, buf *[]byte, out *
 				continue
 			}
 		}
-		line = h.scanChunk(m, b[:cut], line, out)
-		if eof || h.matches >= MaxMatchesPerFile || ctx.Err() != nil {
+		line = h.scanChunk(w.m, b[:cut], line, out)
+		if eof || h.matches >= MaxMatchesPerFile || w.stopped() {
 			return h, nil
 		}
 		filled = copy(b, b[cut:filled])

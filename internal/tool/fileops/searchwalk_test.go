@@ -1,0 +1,264 @@
+package fileops
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// direntRecord builds one linux_dirent64 record, padded to 8 bytes as the
+// kernel does.
+func direntRecord(ino uint64, typ byte, name string) []byte {
+	n := 19 + len(name) + 1
+	n = (n + 7) &^ 7
+	rec := make([]byte, n)
+	binary.NativeEndian.PutUint64(rec[0:8], ino)
+	binary.NativeEndian.PutUint64(rec[8:16], 42)
+	binary.NativeEndian.PutUint16(rec[16:18], uint16(n))
+	rec[18] = typ
+	copy(rec[19:], name)
+	return rec
+}
+
+func TestParseDirents(t *testing.T) {
+	var buf []byte
+	for _, r := range []struct {
+		ino  uint64
+		typ  byte
+		name string
+	}{
+		{1, syscall.DT_DIR, "."},
+		{2, syscall.DT_DIR, ".."},
+		{3, syscall.DT_REG, "a.go"},
+		{4, syscall.DT_DIR, "sub"},
+		{5, syscall.DT_LNK, "link"},
+		{6, syscall.DT_UNKNOWN, "odd"},
+		{0, syscall.DT_REG, "removed"},
+		{7, syscall.DT_FIFO, "fifo"},
+		{8, syscall.DT_REG, strings.Repeat("n", 255)},
+		{9, syscall.DT_REG, "..."},
+	} {
+		buf = append(buf, direntRecord(r.ino, r.typ, r.name)...)
+	}
+	whole := len(buf)
+	buf = append(buf, direntRecord(10, syscall.DT_REG, "truncated")[:20]...)
+	got := parseDirents(buf, nil)
+	want := []dirent{
+		{[]byte("a.go"), kindFile}, {[]byte("sub"), kindDir}, {[]byte("link"), kindOther},
+		{[]byte("odd"), kindUnknown}, {[]byte("fifo"), kindOther},
+		{bytes.Repeat([]byte("n"), 255), kindFile}, {[]byte("..."), kindFile},
+	}
+	equal := func(a, b dirent) bool { return bytes.Equal(a.name, b.name) && a.kind == b.kind }
+	if !slices.EqualFunc(got, want, equal) {
+		t.Fatalf("got %q", got)
+	}
+	// A record length that overruns the buffer or is shorter than the header
+	// stops the parse instead of reading out of bounds or looping.
+	bad := slices.Clone(buf[:whole])
+	binary.NativeEndian.PutUint16(bad[16:18], 0)
+	if got := parseDirents(bad, nil); len(got) != 0 {
+		t.Fatalf("zero reclen: %q", got)
+	}
+	binary.NativeEndian.PutUint16(bad[16:18], uint16(whole+1))
+	if got := parseDirents(bad, nil); len(got) != 0 {
+		t.Fatalf("long reclen: %q", got)
+	}
+	if got := parseDirents(nil, nil); len(got) != 0 {
+		t.Fatalf("empty: %q", got)
+	}
+}
+
+// kinds lists a directory with readDir as "name kind" lines, sorted.
+func kinds(t *testing.T, wk *worker, dir string) []string {
+	t.Helper()
+	ents, err := wk.readDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, fmt.Sprintf("%s %d", e.name, e.kind))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestReadDirMatchesOS(t *testing.T) {
+	dir := t.TempDir()
+	// Enough long names to need several getdents calls and a bigger buffer.
+	for i := range 1500 {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("%03d-%s", i, strings.Repeat("x", 120))), "")
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	osEnts, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, e := range osEnts {
+		k := kindOther
+		switch {
+		case e.Type().IsRegular():
+			k = kindFile
+		case e.IsDir():
+			k = kindDir
+		}
+		want = append(want, fmt.Sprintf("%s %d", e.Name(), k))
+	}
+	slices.Sort(want)
+	var wk worker
+	if got := kinds(t, &wk, dir); !slices.Equal(got, want) {
+		t.Fatalf("readDir: %d entries, os.ReadDir: %d", len(got), len(want))
+	}
+	// The buffers are reused: a second, small listing sees only its own.
+	if got := kinds(t, &wk, filepath.Join(dir, "sub")); len(got) != 0 {
+		t.Fatalf("sub: %q", got)
+	}
+	if got, _ := wk.readDirPortable(dir); len(got) != len(want) {
+		t.Fatalf("portable: %d entries", len(got))
+	}
+}
+
+func TestReadDirErrors(t *testing.T) {
+	dir := tree(t, map[string]string{"f.txt": "x"})
+	var wk worker
+	for _, tc := range []struct {
+		path string
+		err  error
+	}{
+		{filepath.Join(dir, "missing"), fs.ErrNotExist},
+		{filepath.Join(dir, "f.txt"), syscall.ENOTDIR},
+	} {
+		_, err := wk.readDir(tc.path)
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Op != "open" || pe.Path != tc.path || !errors.Is(err, tc.err) {
+			t.Errorf("%s: got %v", tc.path, err)
+		}
+	}
+}
+
+func TestResolveUnknown(t *testing.T) {
+	dir := tree(t, map[string]string{"file": "x", "sub/f": "y"})
+	if err := os.Symlink("file", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	ents := []dirent{
+		{[]byte("file"), kindUnknown}, {[]byte("sub"), kindUnknown}, {[]byte("link"), kindUnknown},
+		{[]byte("vanished"), kindUnknown}, {[]byte("known"), kindFile},
+	}
+	resolveUnknown(dir, ents)
+	want := []entryKind{kindFile, kindDir, kindOther, kindOther, kindFile}
+	for i, e := range ents {
+		if e.kind != want[i] {
+			t.Errorf("%s: kind %d, want %d", e.name, e.kind, want[i])
+		}
+	}
+	// The trailing-slash form of a root joins without doubling the slash.
+	ents = []dirent{{[]byte("file"), kindUnknown}}
+	resolveUnknown(dir+"/", ents)
+	if ents[0].kind != kindFile {
+		t.Errorf("root with slash: kind %d", ents[0].kind)
+	}
+}
+
+func TestJoinHits(t *testing.T) {
+	var hits []fileHits
+	var want strings.Builder
+	total := 0
+	for i := range 400 {
+		out := bytes.Repeat([]byte{byte('a' + i%26)}, 1+i*37%9000)
+		out[len(out)-1] = '\n'
+		hits = append(hits, fileHits{path: fmt.Sprint(i), out: out, matches: i % 3})
+		want.Write(out)
+		total += i % 3
+	}
+	if want.Len() < parallelJoinMin {
+		t.Fatalf("test data too small: %d", want.Len())
+	}
+	for _, workers := range []int{1, 2, 3, 7, 1000} {
+		for _, n := range []int{0, 1, 2, len(hits)} {
+			got, matches := joinHits(hits[:n], workers)
+			var w strings.Builder
+			m := 0
+			for _, h := range hits[:n] {
+				w.Write(h.out)
+				m += h.matches
+			}
+			if got != w.String() || matches != m {
+				t.Fatalf("workers %d, %d hits: %d bytes, %d matches; want %d, %d", workers, n, len(got), matches, w.Len(), m)
+			}
+		}
+	}
+	if got, m := joinHits(hits, 2); got != want.String() || m != total {
+		t.Fatal("mismatch")
+	}
+}
+
+// TestSearchWorkersAgree searches a tree wide and deep enough for work to
+// move between workers and checks that every worker count gives the same
+// output (run with -race, this also checks the hand-over).
+func TestSearchWorkersAgree(t *testing.T) {
+	files := map[string]string{}
+	for d := range 40 {
+		for f := range 12 {
+			files[fmt.Sprintf("d%02d/s%d/f%02d.txt", d, f%3, f)] = fmt.Sprintf("x\nhit %d %d\ny\nhit\n", d, f)
+		}
+	}
+	files["deep/a/b/c/d/e/f/g/h.txt"] = "hit deep\n"
+	dir := tree(t, files)
+	m, err := compilePattern("hit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first searchResult
+	for i, workers := range []int{1, 2, 3, 8, 64} {
+		res, err := searchPath(context.Background(), m, dir, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.matches != 40*12*2+1 || len(res.unreadable) != 0 {
+			t.Fatalf("workers %d: %d matches, unreadable %q", workers, res.matches, res.unreadable)
+		}
+		if i == 0 {
+			first = res
+		} else if res.out != first.out {
+			t.Fatalf("workers %d: output differs", workers)
+		}
+	}
+	if !strings.HasPrefix(first.out, dir+"/d00/s0/f00.txt:2:hit 0 0\n"+dir+"/d00/s0/f00.txt:4:hit\n") {
+		t.Fatalf("order: %.200q", first.out)
+	}
+}
+
+func TestSearchCancelledStopsWorkers(t *testing.T) {
+	files := map[string]string{}
+	for i := range 200 {
+		files[fmt.Sprintf("d%d/f.txt", i)] = "hit\n"
+	}
+	dir := tree(t, files)
+	m, _ := compilePattern("hit")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	// Returning at all shows that the waiting workers were woken.
+	res, err := searchPath(ctx, m, dir, 4)
+	if err != nil || res.matches != 0 {
+		t.Fatalf("cancelled search: %v, %d matches", err, res.matches)
+	}
+}
