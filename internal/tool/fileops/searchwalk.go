@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"unicode/utf8"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // chunkSize is the read unit; a file is searched chunk by chunk (cut at line
@@ -31,12 +33,55 @@ type searchResult struct {
 }
 
 // task is one unit of walk work: a directory to list or a file to search.
+// Its path, as displayed (reached from the root the caller gave), is dir
+// and name joined; it is only built as a string when needed, so a file
+// without matches costs no allocation.
 type task struct {
-	path  string // as displayed: reached from the root the caller gave
-	dir   bool
-	rel   string       // slash path relative to the work tree root (inRepo only)
-	chain *ignoreChain // ignore rules in force in the directory (dir tasks)
-	repo  bool         // inside a git work tree
+	parent string // the directory's path; "" for the root
+	name   string // the entry's name; for the root, the root as given
+	dir    bool
+	rel    string       // slash path relative to the work tree root (directories in a work tree)
+	chain  *ignoreChain // ignore rules in force in the directory (dir tasks)
+	repo   bool         // inside a git work tree
+}
+
+// appendPath appends the task's path to b.
+func (t *task) appendPath(b []byte) []byte {
+	if t.parent == "" {
+		return append(b, t.name...)
+	}
+	b = append(b, t.parent...)
+	if !strings.HasSuffix(t.parent, "/") {
+		b = append(b, '/')
+	}
+	return append(b, t.name...)
+}
+
+// path is the task's path as a new string.
+func (t *task) path() string {
+	if t.parent == "" {
+		return t.name
+	}
+	return childPath(t.parent, t.name)
+}
+
+// nameArena stores the names of queued entries in shared blocks rather
+// than in one allocation each. A block is never written again where it
+// holds names, so strings pointing into it stay valid.
+type nameArena struct{ block []byte }
+
+const nameBlock = 64 << 10
+
+func (a *nameArena) store(name []byte) string {
+	if len(name) == 0 {
+		return ""
+	}
+	if cap(a.block)-len(a.block) < len(name) {
+		a.block = make([]byte, 0, max(nameBlock, len(name)))
+	}
+	start := len(a.block)
+	a.block = append(a.block, name...)
+	return unsafe.String(&a.block[start], len(name))
 }
 
 // fileHits is one file's matching lines. out points into its worker's
@@ -99,6 +144,9 @@ type worker struct {
 	buf   []byte   // file contents
 	dents []byte   // raw directory entries
 	ents  []dirent // parsed directory entries (names point into dents)
+	names nameArena
+	cpath []byte // the current path, NUL-terminated for system calls
+	rel   []byte // scratch for work-tree-relative paths
 	hits  []fileHits
 	errs  []string
 	arena arena
@@ -115,7 +163,7 @@ func searchPath(ctx context.Context, m *matcher, root string, workers int) (sear
 	if !st.IsDir() && !st.Mode().IsRegular() {
 		return searchResult{}, fmt.Errorf("not a regular file or directory")
 	}
-	first := task{path: root, dir: st.IsDir()}
+	first := task{name: root, dir: st.IsDir()}
 	if first.dir {
 		if abs, err := filepath.Abs(root); err == nil {
 			first.chain, first.rel, first.repo = ignoreStart(abs)
@@ -271,13 +319,13 @@ func (wk *worker) run() {
 		t := wk.local[len(wk.local)-1]
 		wk.local = wk.local[:len(wk.local)-1]
 		if t.dir {
-			if err := wk.list(t); err != nil {
-				wk.errs = append(wk.errs, t.path+": "+describeErr(err))
+			if err := wk.list(&t); err != nil {
+				wk.errs = append(wk.errs, t.path()+": "+describeErr(err))
 			}
 		} else {
-			h, err := searchFile(w, t.path, &wk.buf, &wk.arena)
+			h, err := wk.searchFile(&t)
 			if err != nil {
-				wk.errs = append(wk.errs, t.path+": "+describeErr(err))
+				wk.errs = append(wk.errs, t.path()+": "+describeErr(err))
 			}
 			if h.matches > 0 {
 				wk.hits = append(wk.hits, h)
@@ -292,8 +340,9 @@ func (wk *worker) run() {
 // list reads a directory and queues its children: regular files and
 // directories only (symlinks, devices, FIFOs and sockets are skipped, as
 // grep -r does), never VCS metadata, and nothing a .gitignore excludes.
-func (wk *worker) list(t task) error {
-	ents, err := wk.readDir(t.path)
+func (wk *worker) list(t *task) error {
+	dir := t.path()
+	ents, err := wk.readDir(dir)
 	if err != nil && len(ents) == 0 {
 		return err
 	}
@@ -302,30 +351,38 @@ func (wk *worker) list(t task) error {
 	for _, e := range ents {
 		switch string(e.name) {
 		case ".git":
-			chain, rel, repo = repoChain(t.path), "", true
+			chain, rel, repo = repoChain(dir), "", true
 		case ".gitignore":
 			hasIgnore = e.kind == kindFile
 		}
 	}
 	if repo && hasIgnore {
-		chain = chain.push(loadIgnoreFile(childPath(t.path, ".gitignore"), rel))
+		chain = chain.push(loadIgnoreFile(childPath(dir, ".gitignore"), rel))
 	}
 	for _, e := range ents {
 		if e.kind != kindFile && e.kind != kindDir || vcsDirs[string(e.name)] {
 			continue
 		}
 		isDir := e.kind == kindDir
-		c := task{path: childPathBytes(t.path, e.name), dir: isDir, repo: repo}
+		c := task{parent: dir, dir: isDir, repo: repo}
 		if repo {
-			c.rel = c.path[len(c.path)-len(e.name):]
+			r := wk.rel[:0]
 			if rel != "" {
-				c.rel = rel + "/" + c.rel
+				r = append(append(r, rel...), '/')
 			}
-			if chain.ignored(c.rel, isDir) {
+			r = append(r, e.name...)
+			wk.rel = r
+			// ignored does not keep its argument, so a view of the
+			// scratch buffer will do.
+			if chain.ignored(unsafe.String(unsafe.SliceData(r), len(r)), isDir) {
 				continue
+			}
+			if isDir {
+				c.rel = string(r)
 			}
 			c.chain = chain
 		}
+		c.name = wk.names.store(e.name)
 		wk.local = append(wk.local, c)
 	}
 	return nil
@@ -371,7 +428,8 @@ func (wk *worker) readDir(path string) ([]dirent, error) {
 	if runtime.GOOS != "linux" {
 		return wk.readDirPortable(path)
 	}
-	fd, err := openDir(path)
+	wk.cpath = append(append(wk.cpath[:0], path...), 0)
+	fd, err := openPath(wk.cpath, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
@@ -499,9 +557,31 @@ func (wk *worker) readDirPortable(path string) ([]dirent, error) {
 	return wk.ents, err
 }
 
-func openDir(path string) (int, error) {
+// rawOpen is whether openPath calls openat itself: on 64-bit Linux, where
+// no O_LARGEFILE flag is needed and the system call number is portable.
+const rawOpen = runtime.GOOS == "linux" && unsafe.Sizeof(uintptr(0)) == 8
+
+// openPath opens p, a NUL-terminated path, read-only. syscall.Open would
+// copy every path into a new allocation to terminate it; that garbage, one
+// piece per file, is enough to make the collector run during a search.
+func openPath(p []byte, flags int) (int, error) {
+	name := p[:len(p)-1]
+	if bytes.IndexByte(name, 0) >= 0 {
+		return -1, syscall.EINVAL
+	}
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY, 0)
+		var fd int
+		var err error
+		if rawOpen {
+			cwd := unix.AT_FDCWD
+			r, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(&p[0])), uintptr(flags), 0, 0, 0)
+			fd = int(r)
+			if e != 0 {
+				fd, err = -1, e
+			}
+		} else {
+			fd, err = syscall.Open(string(name), flags, 0)
+		}
 		if err != syscall.EINTR {
 			return fd, err
 		}
@@ -518,27 +598,33 @@ func readDirent(fd int, p []byte) (int, error) {
 }
 
 // searchFile searches one file chunk by chunk. A file with a NUL byte in its
-// first 8 KB is binary and skipped. buf is the worker's reusable buffer. Raw
-// system calls are used because os.Open registers every file with the
-// network poller and a finalizer, which costs more than searching a small
-// file.
-func searchFile(w *walker, path string, buf *[]byte, out *arena) (h fileHits, err error) {
-	h.path = path
+// first 8 KB is binary and skipped. Raw system calls are used because
+// os.Open registers every file with the network poller and a finalizer,
+// which costs more than searching a small file.
+func (wk *worker) searchFile(t *task) (h fileHits, err error) {
+	out := &wk.arena
 	out.begin()
-	defer func() { h.out = out.end() }()
-	fd, err := openRead(path)
+	defer func() {
+		h.out = out.end()
+		if h.matches > 0 {
+			h.path = t.path()
+		}
+	}()
+	wk.cpath = append(t.appendPath(wk.cpath[:0]), 0)
+	path := wk.cpath[:len(wk.cpath)-1]
+	fd, err := openPath(wk.cpath, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY)
 	if err != nil {
-		return h, &fs.PathError{Op: "open", Path: path, Err: err}
+		return h, &fs.PathError{Op: "open", Path: t.path(), Err: err}
 	}
 	defer syscall.Close(fd)
-	b := *buf
+	b := wk.buf
 	filled, line, first := 0, 1, true
 	for {
 		eof := false
 		for filled < len(b) {
 			n, err := readFD(fd, b[filled:])
 			if err != nil {
-				return h, &fs.PathError{Op: "read", Path: path, Err: err}
+				return h, &fs.PathError{Op: "read", Path: t.path(), Err: err}
 			}
 			if n == 0 {
 				eof = true
@@ -558,24 +644,15 @@ func searchFile(w *walker, path string, buf *[]byte, out *arena) (h fileHits, er
 			if cut == 0 { // one line longer than the buffer: grow it
 				b = append(b[:filled], make([]byte, len(b))...)
 				b = b[:cap(b)]
-				*buf = b
+				wk.buf = b
 				continue
 			}
 		}
-		line = h.scanChunk(w.m, b[:cut], line, out)
-		if eof || h.matches >= MaxMatchesPerFile || w.stopped() {
+		line = h.scanChunk(wk.w.m, path, b[:cut], line, out)
+		if eof || h.matches >= MaxMatchesPerFile || wk.w.stopped() {
 			return h, nil
 		}
 		filled = copy(b, b[cut:filled])
-	}
-}
-
-func openRead(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
-		if err != syscall.EINTR {
-			return fd, err
-		}
 	}
 }
 
@@ -589,16 +666,16 @@ func readFD(fd int, p []byte) (int, error) {
 }
 
 // scanChunk appends the matching lines of chunk (whole lines, the first of
-// which is number line) and returns the number of the line after the chunk.
-func (h *fileHits) scanChunk(m *matcher, chunk []byte, line int, a *arena) int {
+// which is number line), each prefixed with path, and returns the number of the line after the chunk.
+func (h *fileHits) scanChunk(m *matcher, path, chunk []byte, line int, a *arena) int {
 	counted := 0
 	m.scan(chunk, func(start, end int) bool {
 		line += bytes.Count(chunk[counted:start], []byte{'\n'})
 		counted = start
 		text := bytes.TrimSuffix(chunk[start:end], []byte{'\r'})
-		a.reserve(len(h.path) + len(text) + 24)
+		a.reserve(len(path) + len(text) + 24)
 		out := a.cur
-		out = append(out, h.path...)
+		out = append(out, path...)
 		out = append(out, ':')
 		out = strconv.AppendInt(out, int64(line), 10)
 		out = append(out, ':')
