@@ -100,7 +100,12 @@ type arena struct {
 	start int // where the current file's output begins in cur
 }
 
-const arenaBlock = 1 << 20
+// A worker's first block is small; once its output outgrows that, the
+// result is large, and bigger blocks backed by huge pages pay off.
+const (
+	arenaBlock    = 1 << 20
+	bigArenaBlock = 8 << 20
+)
 
 // reserve makes room for n more bytes of the current file's output, moving
 // that output to a fresh block when the current one is full.
@@ -108,10 +113,39 @@ func (a *arena) reserve(n int) {
 	if len(a.cur)+n <= cap(a.cur) {
 		return
 	}
+	size := arenaBlock
+	if a.cur != nil {
+		size = bigArenaBlock
+	}
 	partial := a.cur[a.start:]
-	block := make([]byte, 0, max(arenaBlock, 2*(len(partial)+n)))
+	block := make([]byte, 0, max(size, 2*(len(partial)+n)))
+	if size == bigArenaBlock {
+		hugePageHint(block[:cap(block)])
+	}
 	a.cur = append(block, partial...)
 	a.start = 0
+}
+
+// hugePage is the usual size of a transparent huge page (x86-64, arm64
+// with 4 KB pages).
+const hugePage = 2 << 20
+
+// hugePageHint asks Linux to back the huge-page-aligned part of b, fresh
+// memory not yet written, with transparent huge pages (MADV_HUGEPAGE).
+// Megabytes of output in fresh 4 KB pages cost a page fault each, and in a
+// virtual machine those faults were a seventh of a search with a 10 MB
+// result; a huge page is one fault. It is only a hint: a kernel that
+// ignores it, or a system whose huge pages are of another size, runs as
+// before. The Go runtime does the same for its own metadata.
+func hugePageHint(b []byte) {
+	if runtime.GOOS != "linux" || len(b) < 2*hugePage {
+		return
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := (p + hugePage - 1) &^ (hugePage - 1)
+	end := (p + uintptr(len(b))) &^ (hugePage - 1)
+	const madvHugePage = 14 // MADV_HUGEPAGE on Linux
+	_ = unix.Madvise(b[start-p:end-p], madvHugePage)
 }
 
 // begin starts a file's output; end returns it.
@@ -209,6 +243,7 @@ func joinHits(hits []fileHits, workers int) (string, int) {
 		return "", matches
 	}
 	out := make([]byte, size)
+	hugePageHint(out)
 	if size < parallelJoinMin {
 		workers = 1
 	}
