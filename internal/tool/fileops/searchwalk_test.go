@@ -262,3 +262,114 @@ func TestSearchCancelledStopsWorkers(t *testing.T) {
 		t.Fatalf("cancelled search: %v, %d matches", err, res.matches)
 	}
 }
+
+func TestTaskPath(t *testing.T) {
+	for _, tc := range []struct {
+		tk   task
+		want string
+	}{
+		{task{name: "."}, "."},
+		{task{name: "/abs/file.go"}, "/abs/file.go"},
+		{task{parent: ".", name: "x"}, "./x"},
+		{task{parent: "src/", name: "x"}, "src/x"},
+		{task{parent: "/", name: "etc"}, "/etc"},
+		{task{parent: "a/b", name: "c.txt"}, "a/b/c.txt"},
+	} {
+		if got := tc.tk.path(); got != tc.want {
+			t.Errorf("%+v: path %q, want %q", tc.tk, got, tc.want)
+		}
+		if got := string(tc.tk.appendPath([]byte("pre:"))); got != "pre:"+tc.want {
+			t.Errorf("%+v: appendPath %q", tc.tk, got)
+		}
+	}
+}
+
+func TestNameArena(t *testing.T) {
+	var a nameArena
+	var names []string
+	var want []string
+	buf := make([]byte, 0, 300)
+	for i := range 2000 { // several blocks
+		buf = fmt.Appendf(buf[:0], "%04d-%s", i, strings.Repeat("n", i%250))
+		names = append(names, a.store(buf))
+		want = append(want, string(buf))
+	}
+	long := bytes.Repeat([]byte("L"), nameBlock+1) // larger than a block
+	names = append(names, a.store(long))
+	want = append(want, string(long))
+	copy(buf[:cap(buf)], "overwritten") // the caller's buffer is reused
+	if !slices.Equal(names, want) {
+		t.Fatal("stored names changed")
+	}
+	if a.store(nil) != "" {
+		t.Fatal("empty name")
+	}
+}
+
+func TestOpenPath(t *testing.T) {
+	dir := tree(t, map[string]string{"f.txt": "content"})
+	cstr := func(s string) []byte { return append([]byte(s), 0) }
+	fd, err := openPath(cstr(filepath.Join(dir, "f.txt")), syscall.O_RDONLY|syscall.O_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 16)
+	n, _ := syscall.Read(fd, b)
+	syscall.Close(fd)
+	if string(b[:n]) != "content" {
+		t.Fatalf("read %q", b[:n])
+	}
+	for _, tc := range []struct {
+		path []byte
+		want error
+	}{
+		{cstr(filepath.Join(dir, "missing")), syscall.ENOENT},
+		{cstr(filepath.Join(dir, "f.txt") + "\x00tail"), syscall.EINVAL},
+		{cstr(filepath.Join(dir, "f.txt")), syscall.ENOTDIR}, // O_DIRECTORY below
+	} {
+		fd, err := openPath(tc.path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY)
+		if !errors.Is(err, tc.want) {
+			if err == nil {
+				syscall.Close(fd)
+			}
+			t.Errorf("%q: got %v, want %v", tc.path, err, tc.want)
+		}
+	}
+}
+
+func TestArenaKeepsOutputAcrossBlocks(t *testing.T) {
+	var a arena
+	var outs [][]byte
+	var want []string
+	line := []byte(strings.Repeat("y", 1000) + "\n")
+	for i := range 12000 { // about 12 MB: the first block and big ones
+		a.begin()
+		for range 1 + i%3 {
+			a.reserve(len(line))
+			a.cur = append(a.cur, line...)
+		}
+		outs = append(outs, a.end())
+		want = append(want, strings.Repeat(string(line), 1+i%3))
+	}
+	for i := range outs {
+		if string(outs[i]) != want[i] {
+			t.Fatalf("file %d: output changed", i)
+		}
+	}
+	if cap(a.cur) < bigArenaBlock {
+		t.Fatalf("last block %d bytes, want a big one", cap(a.cur))
+	}
+}
+
+func TestHugePageHint(t *testing.T) {
+	// Only a hint: any length and alignment must be accepted, and the
+	// memory stays ordinary, writable memory.
+	for _, n := range []int{0, 1, hugePage, 2*hugePage + 4097, 9 * hugePage} {
+		b := make([]byte, n)
+		hugePageHint(b)
+		hugePageHint(b[min(n, 4097):])
+		for i := 0; i < n; i += 4096 {
+			b[i] = 1
+		}
+	}
+}
