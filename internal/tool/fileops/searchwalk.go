@@ -103,7 +103,7 @@ type arena struct {
 // A worker's first block is small; once its output outgrows that, the
 // result is large, and bigger blocks backed by huge pages pay off.
 const (
-	arenaBlock    = 1 << 20
+	arenaBlock    = 256 << 10
 	bigArenaBlock = 8 << 20
 )
 
@@ -653,7 +653,7 @@ func (wk *worker) searchFile(t *task) (h fileHits, err error) {
 	}
 	defer syscall.Close(fd)
 	b := wk.buf
-	filled, line, first := 0, 1, true
+	filled, line, first, read := 0, 1, true, int64(0)
 	for {
 		eof := false
 		for filled < len(b) {
@@ -666,6 +666,7 @@ func (wk *worker) searchFile(t *task) (h fileHits, err error) {
 				break
 			}
 			filled += n
+			read += int64(n)
 		}
 		if first {
 			first = false
@@ -677,9 +678,7 @@ func (wk *worker) searchFile(t *task) (h fileHits, err error) {
 		if !eof {
 			cut = bytes.LastIndexByte(b[:filled], '\n') + 1
 			if cut == 0 { // one line longer than the buffer: grow it
-				b = append(b[:filled], make([]byte, len(b))...)
-				b = b[:cap(b)]
-				wk.buf = b
+				b = growForLine(fd, b, read)
 				continue
 			}
 		}
@@ -690,6 +689,27 @@ func (wk *worker) searchFile(t *task) (h fileHits, err error) {
 		filled = copy(b, b[cut:filled])
 	}
 }
+
+// growForLine returns a bigger copy of b, which is full and holds no line
+// end. The new size is what the rest of the file needs (so a line of
+// megabytes costs one allocation of its size, not a doubling series whose
+// garbage sets off the collector), or twice the old one when the file's
+// size is unknown or it has grown. The worker's own buffer is left as it
+// was, so one huge line does not make every later read that large.
+func growForLine(fd int, b []byte, read int64) []byte {
+	size := 2 * len(b)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err == nil && st.Size >= read {
+		if rest := st.Size - read; rest < int64(maxInt-len(b)-1) {
+			size = max(len(b)+int(rest)+1, len(b)+1)
+		}
+	}
+	nb := make([]byte, size)
+	copy(nb, b)
+	return nb
+}
+
+const maxInt = int(^uint(0) >> 1)
 
 func readFD(fd int, p []byte) (int, error) {
 	for {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"turnstone/internal/tool"
 )
 
 // direntRecord builds one linux_dirent64 record, padded to 8 bytes as the
@@ -371,5 +373,57 @@ func TestHugePageHint(t *testing.T) {
 		for i := 0; i < n; i += 4096 {
 			b[i] = 1
 		}
+	}
+}
+
+func TestSearchLineLongerThanBuffer(t *testing.T) {
+	long := strings.Repeat("z", 3*chunkSize+17)
+	dir := tree(t, map[string]string{
+		"long.txt":  "first\n" + long + "needle\n" + "needle after\n",
+		"nonl.txt":  long + "needle", // no final newline
+		"exact.txt": strings.Repeat("q", chunkSize-7) + "needle",
+	})
+	res := call(t, newSearch(), tool.Args{"query": "needle", "path": dir})
+	want := dir + "/exact.txt:1:" + strings.Repeat("q", chunkSize-7) + "needle\n" +
+		dir + "/long.txt:2:" + long + "needle\n" +
+		dir + "/long.txt:3:needle after\n" +
+		dir + "/nonl.txt:1:" + long + "needle"
+	if res.Output != want {
+		t.Fatalf("got %d bytes, want %d", len(res.Output), len(want))
+	}
+}
+
+func TestGrowForLine(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, filepath.Join(dir, "f"), strings.Repeat("x", 1000))
+	fd, err := syscall.Open(path, syscall.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	b := bytes.Repeat([]byte("x"), 100)
+	// 100 of 1000 bytes read: room for the other 900 and one more byte, so
+	// the next read can see the end of the file.
+	nb := growForLine(fd, b, 100)
+	if len(nb) != 100+900+1 || !bytes.Equal(nb[:100], b) {
+		t.Fatalf("known size: len %d", len(nb))
+	}
+	// All read (the buffer was exactly full): one more byte is enough.
+	if nb := growForLine(fd, b, 1000); len(nb) != 101 {
+		t.Fatalf("all read: len %d", len(nb))
+	}
+	// More read than fstat reports (the file grew, or a /proc-like file that
+	// reports size 0): doubling.
+	if nb := growForLine(fd, b, 5000); len(nb) != 200 {
+		t.Fatalf("grown file: len %d", len(nb))
+	}
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	if nb := growForLine(p[0], b, 100); len(nb) != 200 {
+		t.Fatalf("pipe: len %d", len(nb))
 	}
 }
