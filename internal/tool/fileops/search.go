@@ -107,7 +107,7 @@ func (s *Search) run(ctx context.Context, m *matcher, root string) tool.Result {
 }
 
 // matcher finds matching lines in a buffer of whole lines. Three strategies,
-// fastest first: a plain literal (bytes.Index, no regexp at all); a literal
+// fastest first: a plain literal (finder, no regexp at all); a literal
 // every match must contain, used to find candidate lines that the regexp then
 // checks; the regexp over the whole buffer. Each found line is confirmed by
 // matching the regexp against that line alone, so a match can never span
@@ -116,6 +116,7 @@ type matcher struct {
 	re      *regexp.Regexp // (?m) so ^ and $ work at line boundaries
 	literal []byte         // the pattern is exactly this literal
 	needle  []byte         // every match contains this literal
+	find    finder         // finds literal or needle
 }
 
 // compilePattern accepts POSIX extended regex as grep -E does, as far as RE2
@@ -138,8 +139,10 @@ func compilePattern(query string) (*matcher, error) {
 		parsed = parsed.Simplify()
 		if parsed.Op == syntax.OpLiteral && parsed.Flags&syntax.FoldCase == 0 {
 			m.literal = []byte(string(parsed.Rune))
+			m.find = newFinder(m.literal)
 		} else if n := requiredLiteral(parsed); len(n) >= 2 {
 			m.needle = []byte(n)
+			m.find = newFinder(m.needle)
 		}
 	}
 	return m, nil
@@ -258,14 +261,8 @@ func (m *matcher) scan(data []byte, found func(start, end int) bool) {
 	for pos := 0; pos < len(data); {
 		var at int
 		switch {
-		case m.literal != nil:
-			i := bytes.Index(data[pos:], m.literal)
-			if i < 0 {
-				return
-			}
-			at = pos + i
-		case m.needle != nil:
-			i := bytes.Index(data[pos:], m.needle)
+		case m.literal != nil || m.needle != nil:
+			i := m.find.index(data[pos:])
 			if i < 0 {
 				return
 			}
@@ -326,3 +323,58 @@ func childPath(dir, name string) string {
 
 // vcsDirs are never searched.
 var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
+
+// finder finds a literal by looking for its rarest byte with IndexByte
+// (vectorised) and comparing the literal around each hit, as ripgrep's
+// memchr-based search does. bytes.Index looks for the first byte instead,
+// and for a common one ("e" of `errors\.New`) it stops at nearly every
+// word; it then falls back to a byte-by-byte comparison.
+type finder struct {
+	lit  []byte
+	rare byte // the byte of lit that is rarest in typical text
+	off  int  // its index in lit
+}
+
+func newFinder(lit []byte) finder {
+	f := finder{lit: lit}
+	best := -1
+	for i, c := range lit {
+		if r := byteRank(c); best < 0 || r > best {
+			best, f.rare, f.off = r, c, i
+		}
+	}
+	return f
+}
+
+// index returns the index of the first occurrence of the literal in s, or
+// -1.
+func (f *finder) index(s []byte) int {
+	n := len(f.lit)
+	if n == 0 {
+		return 0
+	}
+	last := len(s) - n + f.off // the last place the rare byte can be
+	for i := f.off; i <= last; i++ {
+		j := bytes.IndexByte(s[i:last+1], f.rare)
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if start := i - f.off; bytes.Equal(s[start:start+n], f.lit) {
+			return start
+		}
+	}
+	return -1
+}
+
+// commonBytes lists the bytes of source code and prose, most frequent
+// first (a rough order; bytes not listed are taken as rarest).
+const commonBytes = " e\tt\nariosnlcdhupmfg.,;y()=_\"bwvk-:/{}0x1>*'[]CSIETARNDLMPO<2&#!+F3B45HG9$%|6W87UVK\\@Y^XJ?QZ~`jqz"
+
+// byteRank is higher the rarer c is.
+func byteRank(c byte) int {
+	if i := strings.IndexByte(commonBytes, c); i >= 0 {
+		return i
+	}
+	return len(commonBytes)
+}

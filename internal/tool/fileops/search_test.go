@@ -3,6 +3,7 @@ package fileops
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,5 +292,36 @@ func BenchmarkSearchGOROOT(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestFinderAgreesWithBytesIndex(t *testing.T) {
+	lits := []string{"a", "ab", "err", "func main", `errors.New("`, "xyzzyplugh", "aaa", "zz", "é", "\x00x", "Nn"}
+	hay := []string{"", "a", "b", "ab", "ba", "aab", "xx errors.New(\"x\")", "errors.New(errors.New(\"",
+		"func mai func main", "zzz", "résumé", "x\x00x", "NNn", "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeerr"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 { // random text over a small alphabet, so literals occur
+		b := make([]byte, rng.IntN(200))
+		for i := range b {
+			const alphabet = "aberz Nn\"(.wo"
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		hay = append(hay, string(b))
+	}
+	for _, l := range lits {
+		f := newFinder([]byte(l))
+		for _, h := range hay {
+			for _, from := range []int{0, 1} {
+				if from > len(h) {
+					continue
+				}
+				if got, want := f.index([]byte(h[from:])), strings.Index(h[from:], l); got != want {
+					t.Fatalf("index(%q in %q) = %d, want %d", l, h[from:], got, want)
+				}
+			}
+		}
+	}
+	if f := newFinder([]byte(`errors.New("`)); f.rare != 'N' {
+		t.Errorf("rare byte of errors.New(\": %q", f.rare)
 	}
 }
