@@ -27,7 +27,7 @@ import (
 )
 
 // app holds what one process shares: the provider, the built-in tools and
-// (later) the MCP manager. Sessions are created from it.
+// the MCP manager. Sessions are created from it.
 type app struct {
 	set       *settings
 	provider  llm.Provider
@@ -103,7 +103,7 @@ func (a *app) newProvider() llm.Provider {
 	if s.provider == llm.ProviderAnthropic {
 		return anthropic.New(anthropic.Options{BaseURL: s.baseURL, APIKey: s.apiKey, Capabilities: capsOf})
 	}
-	return openai.New(openai.Options{BaseURL: s.baseURL, APIKey: s.apiKey})
+	return openai.New(openai.Options{BaseURL: s.baseURL, APIKey: s.apiKey, Capabilities: capsOf})
 }
 
 // capabilityOverrides turns [models.NAME.capabilities] tables into

@@ -51,7 +51,8 @@ tool's primary key.`,
 			defer stop()
 			// MCP servers start only when the call needs them.
 			needMCP := strings.HasPrefix(args[0], "mcp__") || args[0] == "tool_search"
-			a, err := openApp(ctx, s, false, needMCP)
+			// web_fetch asks the session's model, so it needs a model name.
+			a, err := openApp(ctx, s, args[0] == "web_fetch", needMCP)
 			if err != nil {
 				return err
 			}

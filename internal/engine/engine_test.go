@@ -209,6 +209,24 @@ func TestArgumentParsingPaths(t *testing.T) {
 	}
 }
 
+// A provider that leaves call ids empty gets unique ones, also with a
+// workspace id shorter than the usual 32 hex.
+func TestMissingCallIDsAreFilled(t *testing.T) {
+	p := &scripted{replies: []llm.Response{calls(call("", "echo", `{"text":"a"}`), call("", "echo", `{"text":"b"}`)), answer("ok")}}
+	reg, _ := tool.NewRegistry(echoTool{name: "echo"})
+	s, err := New(Options{Provider: p, Catalog: reg, UI: &recUI{}, WorkspaceID: "ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Send(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	tm := toolMessages(s)
+	if tm[0].ToolCallID == "" || tm[0].ToolCallID == tm[1].ToolCallID {
+		t.Fatalf("ids %q %q", tm[0].ToolCallID, tm[1].ToolCallID)
+	}
+}
+
 func TestUnknownToolIsErrorResult(t *testing.T) {
 	p := &scripted{replies: []llm.Response{calls(call("c1", "nope", `{}`)), answer("ok")}}
 	ui := &recUI{}

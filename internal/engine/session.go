@@ -104,15 +104,15 @@ func New(opts Options) (*Session, error) {
 		opts.Redact = func(s string) string { return s }
 	}
 	if opts.WorkspaceID == "" {
-		opts.WorkspaceID = NewID()
+		opts.WorkspaceID = newID()
 	}
 	s := &Session{opts: opts, ui: opts.UI, model: opts.Model, always: map[string]bool{}, charsPerToken: 4.0}
 	s.truncLimit = s.autoTruncation()
 	return s, nil
 }
 
-// NewID returns a random 32-hex identifier.
-func NewID() string {
+// newID returns a random 32-hex identifier.
+func newID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
@@ -144,13 +144,7 @@ func (s *Session) SetDebug(on bool) {
 	s.debug = on
 }
 
-// ContextWindow is the model's context size in tokens.
-func (s *Session) ContextWindow() int { return s.opts.ContextWindow }
-
-// Catalog is the session's tool catalog.
-func (s *Session) Catalog() tool.Catalog { return s.opts.Catalog }
-
-// Clear drops the history (and the per-session "always" approvals stay).
+// Clear drops the history; the per-session "always" approvals stay.
 func (s *Session) Clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

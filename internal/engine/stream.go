@@ -51,7 +51,7 @@ func (s *Session) stream(ctx context.Context) (llm.Response, error) {
 	for i := range resp.Message.ToolCalls {
 		if resp.Message.ToolCalls[i].ID == "" {
 			s.callSeq++
-			resp.Message.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d", s.opts.WorkspaceID[:8], s.callSeq)
+			resp.Message.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d", clip(s.opts.WorkspaceID, 8), s.callSeq)
 		}
 	}
 	s.mu.Unlock()
@@ -82,7 +82,7 @@ func (s *Session) calibrate(req llm.Request, u llm.Usage) {
 	}
 	chars := len(req.System)
 	for _, m := range req.Messages {
-		chars += len(m.Content) + len(m.Text())
+		chars += len(m.Text())
 		for _, tc := range m.ToolCalls {
 			chars += len(tc.Name) + len(tc.Arguments)
 		}
