@@ -127,6 +127,8 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 			s.baseURL = "https://api.anthropic.com"
 		}
 	}
+	// The key's environment variable depends on the provider, so env and
+	// file are layered here: flag, then env, then [api] api_key.
 	s.apiKey = pick("api-key", f.apiKey, os.Getenv(config.APIKeyEnv(s.provider)), file.API.APIKey)
 	s.model = pick("model", f.model, file.Model.Name, "")
 	switch {
