@@ -39,6 +39,8 @@ type app struct {
 	model atomic.Pointer[string]
 	// redactor hides turnstone's own credentials in tool output.
 	redactor *secrets.Redactor
+	// logSink receives background events (MCP) while a frontend runs.
+	logSink atomic.Pointer[func(string)]
 	// mcp is shared by every session; nil when no servers are configured.
 	mcp *mcp.Manager
 }

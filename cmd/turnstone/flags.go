@@ -147,7 +147,7 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 	s.instructions = pick("instructions", f.instructions, file.Session.Instructions, "")
 	timeout := pickValue(changed("tool-timeout"), f.toolTimeout, file.Tools.Timeout, 120)
 	if timeout <= 0 {
-		return nil, fmt.Errorf("--tool-timeout must be positive seconds (got %v)", timeout)
+		return nil, fmt.Errorf("tool timeout must be positive seconds (got %v from --tool-timeout or [tools] timeout in %s)", timeout, path)
 	}
 	s.toolTimeout = time.Duration(timeout * float64(time.Second))
 	s.toolTruncation = pickValue(changed("tool-truncation"), f.toolTruncation, file.Tools.Truncation, 0)
@@ -162,14 +162,17 @@ func resolve(cmd *cobra.Command, f *flags) (*settings, error) {
 	}
 	refresh = pickValue(changed("mcp-refresh-interval"), f.mcpRefresh, 0, refresh)
 	if refresh < 0 {
-		return nil, fmt.Errorf("--mcp-refresh-interval must be 0 or more seconds (got %v)", refresh)
+		return nil, fmt.Errorf("MCP refresh interval must be 0 (off) or more seconds (got %v from --mcp-refresh-interval or [mcp] refresh_interval in %s)", refresh, path)
 	}
 	s.mcpRefresh = time.Duration(refresh * float64(time.Second))
 	if !toolsearch.ValidMode(s.toolSearch) {
-		return nil, fmt.Errorf("--tool-search must be auto, on or off (got %q)", s.toolSearch)
+		return nil, fmt.Errorf("tool search mode %q (from --tool-search or [tools] search in %s) must be auto, on or off", s.toolSearch, path)
+	}
+	if s.searchThreshold <= 0 || s.searchMax <= 0 {
+		return nil, fmt.Errorf("tool search threshold and max results must be positive (got %d and %d; set by --tool-search-threshold/--tool-search-max-results or [tools] search_threshold/search_max_results in %s)", s.searchThreshold, s.searchMax, path)
 	}
 	if s.maxTokens <= 0 || s.contextWindow <= 0 {
-		return nil, fmt.Errorf("--max-tokens and --context-window must be positive (got %d and %d)", s.maxTokens, s.contextWindow)
+		return nil, fmt.Errorf("max tokens and context window must be positive (got %d and %d from --max-tokens/--context-window or [model] max_tokens/context_window in %s)", s.maxTokens, s.contextWindow, path)
 	}
 	return s, nil
 }

@@ -17,14 +17,12 @@ import (
 )
 
 // mcpServers collects the configured servers: the --mcp-config (or
-// [mcp] config_path) JSON file wins over [mcp.servers.*] tables.
+// [mcp] config_path) JSON file, when given, replaces the [mcp.servers.*]
+// tables. Tables are taken in name order (decoding loses the file's order);
+// the JSON file keeps its own order.
 func mcpServers(s *settings) ([]mcp.ServerConfig, error) {
 	if s.mcpConfig != "" {
-		servers, err := mcp.LoadJSONConfig(s.mcpConfig)
-		if err != nil {
-			return nil, fmt.Errorf("MCP config %s: %w", s.mcpConfig, err)
-		}
-		return servers, nil
+		return mcp.LoadJSONConfig(s.mcpConfig) // its errors name the file
 	}
 	names := make([]string, 0, len(s.file.MCP.Servers))
 	for n := range s.file.MCP.Servers {
@@ -63,13 +61,32 @@ func (a *app) startMCP(ctx context.Context) error {
 	opts.ClientVersion = version
 	opts.Env = secrets.ScrubEnv(os.Environ())
 	opts.Logf = func(format string, args ...any) {
-		fmt.Fprintf(os.Stderr, "[mcp] "+strings.TrimRight(format, "\n")+"\n", args...)
+		a.log("[mcp] " + strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
 	}
 	a.mcp = mcp.NewManager(servers, opts)
 	for _, e := range a.mcp.Start(ctx) {
-		fmt.Fprintln(os.Stderr, "turnstone: MCP:", e.Error())
+		fmt.Fprintln(os.Stderr, "turnstone:", e.Error())
 	}
 	return nil
+}
+
+// log reports a background event: through the REPL's UI once it runs
+// (so it never tears a streamed line or the prompt), else on stderr.
+func (a *app) log(msg string) {
+	if fn := a.logSink.Load(); fn != nil {
+		(*fn)(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, msg)
+}
+
+// setLog routes background events; nil restores stderr.
+func (a *app) setLog(fn func(string)) {
+	if fn == nil {
+		a.logSink.Store(nil)
+		return
+	}
+	a.logSink.Store(&fn)
 }
 
 func seconds(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
@@ -97,8 +114,7 @@ func (a *app) mcpCommand() terminal.Command {
 			if len(fields) == 2 {
 				server = fields[1]
 			}
-			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			defer cancel()
+			// Refresh bounds itself by the configured start-up timeout.
 			rep, err := a.mcp.Refresh(ctx, server)
 			if err != nil {
 				return fmt.Errorf("MCP refresh failed: %w", err)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/signal"
 	"path/filepath"
-	"strings"
+	"syscall"
 
 	"turnstone/internal/engine"
 	"turnstone/internal/tool"
@@ -15,12 +17,23 @@ import (
 // runREPL runs the interactive terminal session. The REPL installs its own
 // Ctrl-C handling around each turn, so the context here is not tied to
 // SIGINT (Ctrl-C interrupts a turn, never the program).
-func runREPL(ctx context.Context, s *settings) error {
-	a, err := openApp(ctx, s, true, true)
+func runREPL(parent context.Context, s *settings) error {
+	// SIGTERM and SIGHUP (a closed terminal) end the REPL so that the MCP
+	// servers, each in its own process group, are shut down by a.close.
+	ctx, stop := signal.NotifyContext(parent, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	// Until the REPL takes over Ctrl-C, it aborts start-up.
+	startCtx, stopStart := signal.NotifyContext(ctx, os.Interrupt)
+	a, err := openApp(startCtx, s, true, true)
+	interrupted := startCtx.Err() != nil && ctx.Err() == nil
+	stopStart()
 	if err != nil {
 		return err
 	}
 	defer a.close()
+	if interrupted {
+		return errors.New("interrupted during start-up")
+	}
 	catalog := a.catalog()
 	ui := terminal.New(terminal.Options{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
@@ -38,6 +51,9 @@ func runREPL(ctx context.Context, s *settings) error {
 	if err != nil {
 		return err
 	}
+	// Background MCP events go through the UI's lock from now on.
+	a.setLog(func(msg string) { ui.Emit(engine.InfoEvent{Message: msg}) })
+	defer a.setLog(nil)
 	return ui.Run(ctx, replSession{Session: sess, app: a})
 }
 
@@ -91,9 +107,9 @@ func toolRows(c *toolsearch.Catalog, inner tool.Catalog) []terminal.ToolRow {
 		}
 		sp := t.Spec()
 		src := "built-in"
-		if strings.HasPrefix(sp.Name, "mcp__") {
-			src = "mcp"
-		} else if sp.Name == "tool_search" {
+		if m, ok := t.(interface{ Server() string }); ok {
+			src = "mcp:" + m.Server()
+		} else if sp.Name == toolsearch.SearchToolName {
 			src = "tool search"
 		}
 		rows = append(rows, terminal.ToolRow{Name: sp.Name, Agent: sp.Agent, TaskAgent: sp.TaskAgent, AutoApprove: sp.AutoApprove, Source: src, State: state[name]})

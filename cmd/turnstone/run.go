@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -64,7 +65,7 @@ func runHeadless(parent context.Context, s *settings, f *flags) error {
 	if strings.TrimSpace(prompt) == "" {
 		return errors.New("empty prompt: pass -p \"...\" or -p - with the prompt on stdin")
 	}
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt)
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	a, err := openApp(ctx, s, true, true)
 	if err != nil {

@@ -211,6 +211,13 @@ func (s *server) attempt(ctx context.Context) error {
 		return s.explain(cctx, "list tools", err)
 	}
 	s.mu.Lock()
+	if s.closed || s.sess != sess {
+		// Close (or a newer attempt) ran while the list was fetched: this
+		// session is already gone and must not be reported as connected.
+		s.mu.Unlock()
+		_ = sess.Close()
+		return errors.New("MCP server " + s.cfg.Name + ": connection closed while starting")
+	}
 	late := s.lateReport && !s.everConnected
 	s.state = StateConnected
 	s.lastErr = ""

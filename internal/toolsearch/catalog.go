@@ -231,11 +231,11 @@ func (st *state) deferring() bool { return st.active && st.nDefer > 0 }
 func (c *Catalog) Definitions() []llm.ToolDef {
 	c.mu.Lock()
 	c.refresh()
-	if !c.st.deferring() {
-		c.mu.Unlock()
-		return c.inner.Definitions()
-	}
 	defer c.mu.Unlock()
+	if !c.st.deferring() {
+		// refresh cached the inner list; no need to ask it again.
+		return slices.Clone(c.st.all)
+	}
 	if c.native() != NativeNone {
 		out := slices.Clone(c.st.all)
 		for i := range out {
@@ -276,7 +276,8 @@ func (c *Catalog) Lookup(name string) (tool.Tool, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.refresh()
-	if _, deferred := c.st.deferred[name]; deferred && c.st.active {
+	// Native tiers leave loading to the provider and never expand.
+	if _, deferred := c.st.deferred[name]; deferred && c.st.active && c.native() == NativeNone {
 		c.expandLocked(name)
 	}
 	return t, true
