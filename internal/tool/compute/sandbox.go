@@ -120,7 +120,9 @@ var (
 )
 
 func bwrapArgs(in *interpreter, ws *workspace) []string {
-	a := []string{"--unshare-all", "--die-with-parent", "--new-session"}
+	// --cap-drop ALL: when turnstone runs as root and the sandbox cannot
+	// drop to nobody, bwrap would otherwise keep every capability.
+	a := []string{"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
 	for _, r := range systemRoots {
 		if t, err := os.Readlink(r); err == nil {
 			a = append(a, "--symlink", t, r)

@@ -128,6 +128,8 @@ func testContainment(t *testing.T, m *Math) {
 			code: "print(attempt(lambda: g['environ'].get('OPENAI_API_KEY')))"},
 		{name: "environment keys", want: "HOME,LANG,MKL_NUM_THREADS,NUMEXPR_NUM_THREADS,OMP_NUM_THREADS,OPENBLAS_NUM_THREADS,PATH,PYTHONDONTWRITEBYTECODE,PYTHONIOENCODING,TMPDIR",
 			code: "print(','.join(k for k in sorted(g['environ']) if k not in ('LC_CTYPE', 'PWD')))"},
+		{name: "no capabilities", want: "OK ['CapEff:\\t0000000000000000']",
+			code: "print(attempt(lambda: [l.strip('\\n') for l in g['fdopen'](g['open']('/proc/self/status', g['O_RDONLY'])) if l.startswith('CapEff')]))"},
 		{name: "allocate 10 GB", want: "FAILED MemoryError",
 			code: "print(attempt(lambda: len(bytearray(10 * 1024**3))))"},
 		{name: "allocate 10 GB numpy", want: "FAILED",
