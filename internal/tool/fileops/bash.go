@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -120,7 +119,7 @@ func (b *Bash) run(ctx context.Context, command string, emit tool.Emit) tool.Res
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = pipeDrainDelay
 	stdout := &lineWriter{emit: emit}
-	var stderr lockedBuffer
+	var stderr tool.Capture
 	cmd.Stdout = stdout
 	cmd.Stderr = &stderr
 
@@ -210,12 +209,16 @@ func lineCount(s string) int {
 	return strings.Count(s, "\n") + 1
 }
 
-// lineWriter keeps everything written to it and emits each complete line as
-// it arrives. os/exec calls Write from one goroutine, and Wait returns only
-// after that goroutine is done, so reads after Wait need no lock.
+// maxPendingLine bounds a line still waiting for its newline; a longer one
+// is emitted in pieces so a command printing no newlines cannot grow it.
+const maxPendingLine = 64 << 10
+
+// lineWriter captures what is written to it (bounded, head and tail) and
+// emits each complete line as it arrives. os/exec calls Write from one
+// goroutine, and Wait returns only after that goroutine is done.
 type lineWriter struct {
 	emit    tool.Emit
-	all     bytes.Buffer
+	all     tool.Capture
 	pending []byte
 }
 
@@ -233,6 +236,10 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		w.emit(strings.ToValidUTF8(strings.TrimSuffix(string(w.pending[:i]), "\r"), "\uFFFD"))
 		w.pending = w.pending[i+1:]
 	}
+	if len(w.pending) > maxPendingLine {
+		w.emit(strings.ToValidUTF8(string(w.pending), "\uFFFD"))
+		w.pending = w.pending[:0]
+	}
 	return len(p), nil
 }
 
@@ -245,22 +252,3 @@ func (w *lineWriter) flush() {
 }
 
 func (w *lineWriter) String() string { return w.all.String() }
-
-// lockedBuffer is a bytes.Buffer safe to read while os/exec may still write
-// (it cannot after Wait, but the lock keeps the race detector honest).
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}

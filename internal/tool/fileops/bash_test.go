@@ -176,3 +176,22 @@ func TestBashBackgroundChildHoldingPipeDoesNotHang(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
+
+// A command that prints far more than any result can hold keeps only a
+// bounded head and tail in memory, with a note of what was dropped, and a
+// line without newlines is streamed in bounded pieces.
+func TestBashOutputIsBounded(t *testing.T) {
+	b := newBash(0)
+	p := prepare(t, b, tool.Args{"command": "head -c 20000000 /dev/zero | tr '\\0' x; echo; echo END"})
+	longest := 0
+	res := p.Run(context.Background(), func(chunk string) { longest = max(longest, len(chunk)) })
+	if res.IsError || !strings.Contains(res.Output, "bytes of output dropped") || !strings.HasSuffix(res.Output, "END") {
+		t.Fatalf("output not bounded as expected: %d bytes, ends %q", len(res.Output), res.Output[max(0, len(res.Output)-40):])
+	}
+	if len(res.Output) > tool.DefaultCaptureBytes+200 {
+		t.Fatalf("kept %d bytes", len(res.Output))
+	}
+	if longest > 2*maxPendingLine {
+		t.Fatalf("streamed a %d-byte chunk", longest)
+	}
+}

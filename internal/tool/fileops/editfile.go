@@ -102,6 +102,9 @@ type edit struct {
 // model text (with suffix added to the match-count messages) and short the
 // header reason.
 func (e edit) apply(suffix string) (out []byte, msg, short string) {
+	if err := notSpecial(e.path); err != nil {
+		return nil, fmt.Sprintf("Error editing %s: %v", e.path, err), "not a regular file"
+	}
 	data, err := os.ReadFile(e.path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

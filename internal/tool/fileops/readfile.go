@@ -123,6 +123,11 @@ type window struct {
 // run reads the file; keep is false when the path must leave the read set
 // (the content was not shown).
 func (r *ReadFile) run(path string, w window) (tool.Result, bool) {
+	// Opening a FIFO blocks until a writer appears and cannot be
+	// cancelled, so special files are refused before the open.
+	if err := notSpecial(path); err != nil {
+		return tool.ErrorResult(fmt.Sprintf("Error reading %s: %v", path, err)), false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return openError(path, err), false

@@ -2,10 +2,12 @@ package fileops
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"turnstone/internal/llm"
@@ -221,5 +223,29 @@ func TestCommas(t *testing.T) {
 		if got := commas(n); got != want {
 			t.Errorf("commas(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// A named pipe with no writer would block open forever; it is refused.
+func TestReadFileRefusesFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	rs := NewReadSet()
+	rf := NewReadFile(tool.MustLoadSchemas().MustSpec("read_file"), rs, ReadFileOptions{})
+	pr := rf.Prepare(context.Background(), tool.Call{Args: tool.Args{"path": p}})
+	if pr.Err != "" {
+		t.Fatal(pr.Err)
+	}
+	res := pr.Run(context.Background(), nil)
+	if !res.IsError || !strings.Contains(res.Output, "named pipe") {
+		t.Fatalf("got %+v", res)
+	}
+	rs.Add(Realpath(p)) // as if it had been read: reach edit_file's own check
+	ef := NewEditFile(tool.MustLoadSchemas().MustSpec("edit_file"), rs)
+	ep := ef.Prepare(context.Background(), tool.Call{Args: tool.Args{"path": p, "old_string": "a", "new_string": "b"}})
+	if !strings.Contains(ep.Err, "named pipe") {
+		t.Fatalf("edit_file on a FIFO: %+v", ep)
 	}
 }

@@ -104,6 +104,26 @@ func okHeader(tool, detail string) string { return glyphOK + " " + tool + ": " +
 
 func failHeader(tool, reason string) string { return glyphFail + " " + tool + ": " + reason }
 
+// notSpecial refuses named pipes, devices and sockets, whose open or read
+// can block forever; regular files, directories and missing paths pass (the
+// caller reports those).
+func notSpecial(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return nil
+	}
+	kind := "special file"
+	switch {
+	case st.Mode()&os.ModeNamedPipe != 0:
+		kind = "named pipe"
+	case st.Mode()&os.ModeDevice != 0:
+		kind = "device"
+	case st.Mode()&os.ModeSocket != 0:
+		kind = "socket"
+	}
+	return fmt.Errorf("not a regular file (%s); read it with bash, e.g. head -c 4096 %s", kind, path)
+}
+
 // commas formats n with thousands separators, like Python's "{:,}".
 func commas(n int64) string {
 	s := fmt.Sprint(n)
