@@ -133,12 +133,17 @@ func TestSchemasAndDerivedSets(t *testing.T) {
 	if strings.Join(auto, " ") != "man math notify read_file search web_fetch web_search" {
 		t.Errorf("AUTO = %v", auto)
 	}
+	// What reaches a model is exactly name, description and parameters (the
+	// schema's own parameters, untouched); no metadata key.
 	for _, d := range reg.Definitions() {
 		b, _ := json.Marshal(d)
-		for _, meta := range []string{"agent", "task_agent", "auto_approve", "primary_key"} {
-			if strings.Contains(string(b), `"`+meta+`"`) {
-				t.Errorf("%s definition leaks metadata key %s", d.Name, meta)
-			}
+		var keys map[string]json.RawMessage
+		_ = json.Unmarshal(b, &keys)
+		if len(keys) != 3 || keys["name"] == nil || keys["description"] == nil || keys["parameters"] == nil {
+			t.Errorf("%s definition has keys %v, want name, description, parameters", d.Name, keys)
+		}
+		if sp := s.MustSpec(d.Name); string(d.Parameters) != string(sp.Parameters) {
+			t.Errorf("%s parameters changed on the way to the model", d.Name)
 		}
 	}
 	if _, err := NewRegistry(specTool{s.MustSpec("bash")}, specTool{s.MustSpec("bash")}); err == nil {

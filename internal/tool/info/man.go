@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -99,6 +100,8 @@ func (m *Man) Prepare(_ context.Context, call tool.Call) *tool.Prepared {
 }
 
 func (m *Man) lookup(ctx context.Context, page, section string) tool.Result {
+	timedOut := fmt.Sprintf("Error: man page lookup timed out (man %s after %s; try a more specific section, or bash with man %s | head)",
+		strings.TrimSpace(section+" "+page), m.opts.Timeout, page)
 	args := []string{"--"}
 	if section != "" {
 		args = append(args, section)
@@ -108,7 +111,7 @@ func (m *Man) lookup(ctx context.Context, page, section string) tool.Result {
 	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
 		return tool.ErrorResult("Error: man command not available (install man-db, e.g. apt-get install man-db)")
 	case errors.Is(err, context.DeadlineExceeded):
-		return tool.ErrorResult("Error: man page lookup timed out")
+		return tool.ErrorResult(timedOut)
 	case errors.Is(err, context.Canceled):
 		return tool.ErrorResult("Error: man page lookup was cancelled")
 	case err == nil && strings.TrimSpace(string(out)) != "":
@@ -118,7 +121,7 @@ func (m *Man) lookup(ctx context.Context, page, section string) tool.Result {
 	out, err = m.run(ctx, m.opts.InfoCommand, page)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return tool.ErrorResult("Error: man page lookup timed out")
+		return tool.ErrorResult(timedOut)
 	case errors.Is(err, context.Canceled):
 		return tool.ErrorResult("Error: man page lookup was cancelled")
 	case err == nil && strings.TrimSpace(string(out)) != "":

@@ -164,7 +164,7 @@ func (f *WebFetch) fetch(ctx context.Context, rawURL string) (fetchedPage, tool.
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fetchedPage{}, tool.ErrorResult(fmt.Sprintf("Fetch failed: HTTP %d", resp.StatusCode)), false
+		return fetchedPage{}, tool.ErrorResult(fmt.Sprintf("Fetch failed: HTTP %d (%s returned %s; check the URL or try another page)", resp.StatusCode, resp.Request.URL, resp.Status)), false
 	}
 	ct := resp.Header.Get("Content-Type")
 	mediaType, params, _ := mime.ParseMediaType(ct)

@@ -264,8 +264,8 @@ func TestWebFetchContentTypes(t *testing.T) {
 		{"/pdf", true, "Fetch refused: " + srv.URL + "/pdf returned content type application/pdf, which web_fetch cannot read as text", ""},
 		{"/none-binary", true, "Fetch refused: " + srv.URL + "/none-binary returned content type (none; the content looks like image/png), which web_fetch cannot read as text", ""},
 		{"/empty", false, "(empty response from URL)", ""},
-		{"/missing", true, "Fetch failed: HTTP 404", ""},
-		{"/error", true, "Fetch failed: HTTP 503", ""},
+		{"/missing", true, "Fetch failed: HTTP 404 (" + srv.URL + "/missing returned 404 Not Found; check the URL or try another page)", ""},
+		{"/error", true, "Fetch failed: HTTP 503 (" + srv.URL + "/error returned 503 Service Unavailable; check the URL or try another page)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
