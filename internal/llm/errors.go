@@ -20,7 +20,14 @@ func (e *APIError) Error() string {
 	if e.Status == 0 {
 		return fmt.Sprintf("%s endpoint unreachable: %s", e.Provider, e.Message)
 	}
-	return fmt.Sprintf("%s endpoint returned HTTP %d: %s", e.Provider, e.Status, e.Message)
+	msg := fmt.Sprintf("%s endpoint returned HTTP %d: %s", e.Provider, e.Status, e.Message)
+	switch e.Status {
+	case 401, 403:
+		msg += " (check --api-key, [api] api_key or $OPENAI_API_KEY / $ANTHROPIC_API_KEY)"
+	case 404:
+		msg += " (check --base-url and --model)"
+	}
+	return msg
 }
 
 // Retryable reports whether the request may succeed if sent again:

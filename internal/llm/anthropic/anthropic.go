@@ -169,14 +169,32 @@ func (p *Provider) streamOnce(ctx context.Context, body []byte, emit func(llm.De
 	}
 	defer httpResp.Body.Close()
 	a := newAssembler(emit)
-	if err := readEvents(httpResp.Body, a.event); err != nil {
-		var ae *llm.APIError
-		if errors.As(err, &ae) || ctx.Err() != nil {
-			return llm.Response{}, p.transportError(ctx, err)
+	var bad *badEvent
+	err = readEvents(httpResp.Body, func(data []byte) error {
+		if err := ctx.Err(); err != nil { // no output after Ctrl-C
+			return err
 		}
-		return llm.Response{}, p.transportError(ctx, fmt.Errorf("reading stream: %w", err))
+		err := a.event(data)
+		var ae *llm.APIError
+		if err == nil || errors.Is(err, errStop) || errors.As(err, &ae) {
+			return err // errStop ends the stream; an API error event keeps its status
+		}
+		bad = &badEvent{err}
+		return bad
+	})
+	switch {
+	case err == nil:
+		return a.response()
+	case bad != nil && ctx.Err() == nil:
+		// Not a network failure: the endpoint sent something that is not
+		// the Messages stream, and sending the request again will not help.
+		return llm.Response{}, fmt.Errorf("anthropic stream from %s is not a Messages API stream (%v): check --base-url and --provider", p.endpoint, bad.err)
 	}
-	return a.response()
+	var ae *llm.APIError
+	if errors.As(err, &ae) || ctx.Err() != nil {
+		return llm.Response{}, p.transportError(ctx, err)
+	}
+	return llm.Response{}, p.transportError(ctx, fmt.Errorf("reading stream: %w", err))
 }
 
 // post sends body and returns a 2xx response, or an *llm.APIError.
@@ -269,3 +287,8 @@ func streamErrorStatus(typ string) int {
 		return http.StatusInternalServerError
 	}
 }
+
+// badEvent marks an event the assembler could not use.
+type badEvent struct{ err error }
+
+func (b *badEvent) Error() string { return b.err.Error() }

@@ -130,6 +130,7 @@ type assembler struct {
 	byIndex    map[int]*block
 	usage      wireUsage
 	stopReason string
+	started    bool // message_start seen: this is a Messages stream
 	stopped    bool
 }
 
@@ -148,6 +149,7 @@ func (a *assembler) event(data []byte) error {
 	}
 	switch ev.Type {
 	case "message_start":
+		a.started = true
 		if ev.Message != nil {
 			a.usage.merge(ev.Message.Usage)
 		}
@@ -296,6 +298,11 @@ func webSearchInfo(content json.RawMessage) string {
 // response assembles the final Response. A stream that ended before
 // message_stop is an error (retryable when nothing was shown yet).
 func (a *assembler) response() (llm.Response, error) {
+	if !a.started {
+		// Nothing of a Messages stream arrived (a web page, another API):
+		// not a network fault, so not retried.
+		return llm.Response{}, errors.New("the answer is not a Messages API stream (no message_start event): check --base-url and --provider")
+	}
 	if !a.stopped {
 		return llm.Response{}, &llm.APIError{Provider: llm.ProviderAnthropic, Message: "stream ended before message_stop"}
 	}
@@ -359,9 +366,10 @@ func decodeMessage(data []byte) (llm.Response, error) {
 		Usage      wireUsage         `json:"usage"`
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
-		return llm.Response{}, &llm.APIError{Provider: llm.ProviderAnthropic, Status: 502, Message: fmt.Sprintf("undecodable response %.200q: %v", data, err)}
+		return llm.Response{}, fmt.Errorf("the answer is not a Messages API response (%v; it starts %.200q): check --base-url and --provider", err, data)
 	}
 	a := newAssembler(nil)
+	a.started = true // a whole message, not a stream
 	for i, c := range m.Content {
 		if err := a.start(i, c); err != nil {
 			return llm.Response{}, err

@@ -83,6 +83,8 @@ type Provider struct {
 	client      *http.Client
 	retry       llm.RetryPolicy
 	effortParam EffortParam
+	// shown is the endpoint for messages, with any password masked.
+	shown string
 	// official is true for api.openai.com, which rejects fields that
 	// self-hosted servers need (max_tokens next to max_completion_tokens).
 	official bool
@@ -99,6 +101,7 @@ func New(opts Options) *Provider {
 	p := &Provider{
 		opts:        opts,
 		endpoint:    base + "/chat/completions",
+		shown:       redactURL(base + "/chat/completions"),
 		client:      opts.HTTPClient,
 		retry:       opts.Retry,
 		effortParam: opts.EffortParam,
@@ -182,7 +185,7 @@ func (p *Provider) Complete(ctx context.Context, req llm.Request) (llm.Response,
 func (p *Provider) post(ctx context.Context, body []byte, stream bool) (*http.Response, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("build request for %s: %w", p.endpoint, err)
+		return nil, fmt.Errorf("build request for %s: %w (check --base-url)", p.shown, err)
 	}
 	for k, vs := range p.opts.Headers {
 		for _, v := range vs {
@@ -201,9 +204,16 @@ func (p *Provider) post(ctx context.Context, body []byte, stream bool) (*http.Re
 	hr, err := p.client.Do(hreq)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("openai request to %s stopped: %w", p.shown, ctx.Err())
 		}
 		return nil, p.transportError(err)
+	}
+	if ct := hr.Header.Get("Content-Type"); hr.StatusCode/100 == 2 && strings.HasPrefix(ct, "text/html") {
+		// A web page (wrong base URL, a login proxy) is not a model
+		// endpoint; retrying will not help.
+		defer hr.Body.Close()
+		data, _ := io.ReadAll(io.LimitReader(hr.Body, 200))
+		return nil, &final{fmt.Errorf("%s answered with a web page (%s), not a chat completion: check --base-url (it should end in /v1 for vLLM, llama.cpp and OpenAI); the page starts %q", p.shown, ct, data)}
 	}
 	if hr.StatusCode < 200 || hr.StatusCode > 299 {
 		defer hr.Body.Close()
@@ -226,7 +236,11 @@ func (p *Provider) transportError(err error) *llm.APIError {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return &llm.APIError{Provider: p.Name(), Status: 0, Message: fmt.Sprintf("POST %s: %v", p.endpoint, err)}
+	msg := err.Error()
+	if p.shown != p.endpoint {
+		msg = strings.ReplaceAll(msg, p.endpoint, p.shown)
+	}
+	return &llm.APIError{Provider: p.Name(), Status: 0, Message: fmt.Sprintf("POST %s: %s", p.shown, msg)}
 }
 
 // finalError unwraps the non-retryable marker and makes a cancelled call
@@ -240,7 +254,7 @@ func (p *Provider) finalError(ctx context.Context, err error) error {
 		err = f.err
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("openai request to %s stopped: %w", p.endpoint, ctxErr)
+		return fmt.Errorf("openai request to %s stopped: %w", p.shown, ctxErr)
 	}
 	return err
 }
@@ -317,4 +331,13 @@ func messageOf(raw json.RawMessage) string {
 		return buf.String()
 	}
 	return string(raw)
+}
+
+// redactURL masks a password in u for messages (http://user:***@host/...).
+func redactURL(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return parsed.Redacted()
 }
